@@ -1,0 +1,19 @@
+import type { ClockShape } from "../../core/ports/clock.ts"
+
+export const systemClock = (): ClockShape => ({ now: () => Date.now(), mode: "system" })
+
+/** A frozen clock that moves only when an operator advances it (KEYSPACE_CLOCK=manual). */
+export class ManualClock implements ClockShape {
+  readonly mode = "manual" as const
+  #now: number
+  constructor(start: number) {
+    this.#now = start
+  }
+  now = (): number => this.#now
+  set(to: number): void {
+    if (to < this.#now) throw new RangeError("the manual clock never moves backwards")
+    this.#now = to
+  }
+}
+
+export const isManual = (clock: ClockShape): clock is ManualClock => clock instanceof ManualClock

@@ -1,0 +1,111 @@
+import { Schema } from "effect"
+
+/**
+ * Environment configuration, parsed and validated once at start. A bad value stops the start
+ * with a message naming the variable.
+ */
+export interface Config {
+  readonly port: number
+  readonly publicUrl: string
+  readonly databaseUrl: string | undefined
+  readonly dataDir: string | "memory"
+  readonly adminToken: string | undefined
+  readonly seed: "demo" | "none"
+  readonly clock: { readonly mode: "system" | "manual"; readonly start: number | undefined }
+  readonly allowInsecureWebhooks: boolean
+  readonly payments: "sandbox"
+  readonly scheduler: "embedded" | "temporal"
+  readonly temporal: { readonly address: string; readonly namespace: string; readonly taskQueue: string }
+  readonly accessTokenTtlSeconds: number
+  readonly refreshTokenTtlSeconds: number
+  readonly actAsTokenTtlSeconds: number
+  readonly paymentWindowSeconds: number
+  readonly maxUnpaidHoldsPerOrganizer: number
+  readonly partnerRateLimit: { readonly requests: number; readonly windowSeconds: number }
+  readonly defaultPageSize: number
+  readonly maxBodyBytes: number
+  readonly logLevel: "debug" | "info" | "warn" | "error" | "silent"
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, detail: string) {
+    super(`Invalid configuration: ${variable} ${detail}`)
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+const int = (env: Env, name: string, fallback: number, min: number, max: number): number => {
+  const raw = env[name]
+  if (raw === undefined || raw === "") return fallback
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be an integer, got "${raw}"`)
+  const n = Number(raw)
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`)
+  return n
+}
+
+const oneOf = <T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T => {
+  const raw = env[name]
+  if (raw === undefined || raw === "") return fallback
+  if (!(values as readonly string[]).includes(raw))
+    throw new ConfigError(name, `must be one of ${values.join(", ")}, got "${raw}"`)
+  return raw as T
+}
+
+const flag = (env: Env, name: string): boolean => {
+  const raw = env[name]
+  if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false
+  if (raw === "1" || raw === "true") return true
+  throw new ConfigError(name, `must be 1 or 0, got "${raw}"`)
+}
+
+const Url = Schema.String.check(Schema.isPattern(/^(https?|postgres(ql)?):\/\/\S+$/))
+
+export const parseConfig = (env: Env): Config => {
+  const port = int(env, "PORT", 3000, 0, 65535)
+  const publicUrl = (env.KEYSPACE_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, "")
+  if (!Schema.is(Url)(publicUrl)) throw new ConfigError("KEYSPACE_PUBLIC_URL", "must be an http(s) URL")
+  const databaseUrl = env.DATABASE_URL || undefined
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new ConfigError("DATABASE_URL", "must be a postgres:// URL")
+  const clockMode = oneOf(env, "KEYSPACE_CLOCK", ["system", "manual"] as const, "system")
+  let clockStart: number | undefined
+  if (env.KEYSPACE_CLOCK_START) {
+    const ms = Date.parse(env.KEYSPACE_CLOCK_START)
+    if (!/T.*(Z|[+-]\d\d:?\d\d)$/i.test(env.KEYSPACE_CLOCK_START) || Number.isNaN(ms))
+      throw new ConfigError("KEYSPACE_CLOCK_START", "must be an ISO 8601 date-time with an offset")
+    clockStart = ms
+  }
+  const adminToken = env.KEYSPACE_ADMIN_TOKEN || undefined
+  if (adminToken !== undefined && adminToken.length < 16)
+    throw new ConfigError("KEYSPACE_ADMIN_TOKEN", "must be at least 16 characters")
+  return {
+    port,
+    publicUrl,
+    databaseUrl,
+    dataDir: env.KEYSPACE_DATA_DIR || ".keyspace/data",
+    adminToken,
+    seed: env.KEYSPACE_SEED === "none" ? "none" : oneOf(env, "KEYSPACE_SEED", ["demo", "none"] as const, "demo"),
+    clock: { mode: clockMode, start: clockStart },
+    allowInsecureWebhooks: flag(env, "KEYSPACE_ALLOW_INSECURE_WEBHOOKS"),
+    payments: oneOf(env, "KEYSPACE_PAYMENTS", ["sandbox"] as const, "sandbox"),
+    scheduler: oneOf(env, "KEYSPACE_SCHEDULER", ["embedded", "temporal"] as const, "embedded"),
+    temporal: {
+      address: env.TEMPORAL_ADDRESS || "localhost:7233",
+      namespace: env.TEMPORAL_NAMESPACE || "default",
+      taskQueue: env.TEMPORAL_TASK_QUEUE || "keyspace-bookings",
+    },
+    accessTokenTtlSeconds: int(env, "KEYSPACE_ACCESS_TOKEN_TTL", 3600, 60, 86_400 * 7),
+    refreshTokenTtlSeconds: int(env, "KEYSPACE_REFRESH_TOKEN_TTL", 30 * 86_400, 60, 365 * 86_400),
+    actAsTokenTtlSeconds: int(env, "KEYSPACE_ACT_AS_TOKEN_TTL", 900, 60, 86_400),
+    paymentWindowSeconds: int(env, "KEYSPACE_PAYMENT_WINDOW", 300, 60, 3600),
+    maxUnpaidHoldsPerOrganizer: int(env, "KEYSPACE_MAX_UNPAID_HOLDS", 3, 1, 1000),
+    partnerRateLimit: {
+      requests: int(env, "KEYSPACE_PARTNER_RATE_LIMIT", 30, 1, 1_000_000),
+      windowSeconds: int(env, "KEYSPACE_PARTNER_RATE_WINDOW", 60, 1, 3600),
+    },
+    defaultPageSize: int(env, "KEYSPACE_DEFAULT_PAGE_SIZE", 100, 0, 3000),
+    maxBodyBytes: int(env, "KEYSPACE_MAX_BODY_BYTES", 15 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    logLevel: oneOf(env, "KEYSPACE_LOG_LEVEL", ["debug", "info", "warn", "error", "silent"] as const, "info"),
+  }
+}

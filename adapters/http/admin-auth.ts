@@ -1,0 +1,18 @@
+import { createMiddleware } from "hono/factory"
+import { Unauthenticated } from "../../core/shared/errors.ts"
+import { constantTimeEqual } from "../auth/secret-hash.ts"
+import type { Services } from "../runtime/services.ts"
+import type { AppEnv } from "./app-env.ts"
+
+const enc = new TextEncoder()
+
+/** Operator API: `Authorization: Bearer <KEYSPACE_ADMIN_TOKEN>`, compared in constant time. */
+export const adminAuth = (s: Services) => {
+  const expected = enc.encode(s.adminToken)
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")
+    if (!match?.[1] || !constantTimeEqual(enc.encode(match[1]), expected))
+      throw new Unauthenticated({ reason: "operator token required" })
+    await next()
+  })
+}

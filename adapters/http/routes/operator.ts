@@ -1,0 +1,48 @@
+import { Hono } from "hono"
+import { StateConflict, ValidationFailed } from "../../../core/shared/errors.ts"
+import { Manifest, manifestReferenceErrors } from "../../../core/tenancy/manifest.ts"
+import { isManual } from "../../clock/clocks.ts"
+import { applyManifest } from "../../postgres/manifest-repo.ts"
+import type { Services } from "../../runtime/services.ts"
+import type { AppEnv } from "../app-env.ts"
+import { ok } from "../envelope.ts"
+import { ClockAdvanceRequest } from "../schemas/operator-requests.ts"
+import { decodeOrFail, readJson } from "../validation.ts"
+
+/** Operator API core: manifest and test clock (operator contract, sections 2-3). */
+export const operatorRoutes = (s: Services) =>
+  new Hono<AppEnv>()
+    .put("/manifest", async (c) => {
+      const manifest = decodeOrFail(Manifest, await readJson(c))
+      const refErrors = manifestReferenceErrors(manifest)
+      if (refErrors.length > 0) throw new ValidationFailed({ messages: refErrors })
+      const ids = await s.database.db.transaction((tx) => applyManifest(s, tx, manifest))
+      return ok(c, ids)
+    })
+    .get("/clock", (c) => ok(c, { now: new Date(s.clock.now()).toISOString(), mode: s.clock.mode }))
+    .post("/clock/advance", async (c) => {
+      const body = decodeOrFail(ClockAdvanceRequest, await readJson(c))
+      const clock = s.clock
+      if (!isManual(clock)) throw new StateConflict({ reason: "the clock is not manual (KEYSPACE_CLOCK=manual)" })
+      const target = "minutes" in body ? clock.now() + body.minutes * 60_000 : Date.parse(body.to)
+      if (Number.isNaN(target)) throw new ValidationFailed({ messages: ["to: not a valid date-time"] })
+      if (target < clock.now()) throw new ValidationFailed({ messages: ["to: must not be earlier than now"] })
+      await advanceClock(s, target)
+      return ok(c, { now: new Date(clock.now()).toISOString() })
+    })
+
+/**
+ * Moves the manual clock one due moment at a time is the scheduler's job; here the clock
+ * moves and every hook (scheduler drain, webhook dispatch) runs before the answer.
+ */
+let advancing: Promise<void> = Promise.resolve()
+const advanceClock = (s: Services, target: number): Promise<void> => {
+  const run = advancing.then(async () => {
+    const clock = s.clock
+    if (!isManual(clock)) return
+    if (target > clock.now()) clock.set(target)
+    for (const hook of s.onClockAdvanced) await hook(target)
+  })
+  advancing = run.catch(() => {})
+  return run
+}

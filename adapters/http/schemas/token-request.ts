@@ -1,0 +1,32 @@
+import { Schema } from "effect"
+
+const NonEmpty = Schema.String.check(Schema.isMinLength(1))
+
+export const GrantType = Schema.Literals([
+  "app_credentials",
+  "refresh_token",
+  "act_as",
+  "urn:ietf:params:oauth:grant-type:token-exchange",
+])
+
+export const AppCredentialsGrant = Schema.Struct({
+  grant_type: Schema.Literal("app_credentials"),
+  app_id: NonEmpty,
+  app_secret: NonEmpty,
+})
+
+export const RefreshTokenGrant = Schema.Struct({
+  grant_type: Schema.Literal("refresh_token"),
+  refresh_token: NonEmpty,
+})
+
+export const ActAsGrant = Schema.Struct({
+  grant_type: Schema.Literals(["act_as", "urn:ietf:params:oauth:grant-type:token-exchange"]),
+  app_id: NonEmpty,
+  app_secret: NonEmpty,
+  subject: NonEmpty.check(Schema.isMaxLength(128)),
+  subject_type: Schema.optionalKey(Schema.Literals(["external_user_id", "keyspace_member_id"])),
+})
+
+/** Selects the grant shape first, so each shape reports its own missing fields. */
+export const TokenRequestHead = Schema.Struct({ grant_type: GrantType })

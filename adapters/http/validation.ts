@@ -1,0 +1,59 @@
+import { Result, Schema, SchemaIssue } from "effect"
+import type { Context } from "hono"
+import { ValidationFailed } from "../../core/shared/errors.ts"
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** Schema issues -> one message per violated constraint, prefixed by the field path. */
+export const issueMessages = (issue: SchemaIssue.Issue): string[] =>
+  formatter(issue).issues.map((i) => {
+    const path = (i.path ?? []).map((p) => (typeof p === "object" ? String(p.key) : String(p))).join(".")
+    return path ? `${path}: ${i.message}` : i.message
+  })
+
+/** Decode untrusted input or throw ValidationFailed (400 SV001). Unknown keys are dropped. */
+export const decodeOrFail = <S extends Schema.Top>(schema: S, input: unknown): S["Type"] => {
+  const r = Schema.decodeUnknownResult(schema as never)(input, { errors: "all" }) as Result.Result<
+    S["Type"],
+    Schema.SchemaError
+  >
+  if (Result.isFailure(r)) throw new ValidationFailed({ messages: issueMessages(r.failure.issue) })
+  return r.success
+}
+
+/** The request body as JSON; malformed JSON or a non-object body is 400 SV001. */
+export const readJson = async (c: Context, options: { optional?: boolean } = {}): Promise<unknown> => {
+  const text = await c.req.text()
+  if (text.trim() === "") {
+    if (options.optional) return {}
+    throw new ValidationFailed({ messages: ["body: a JSON object is required"] })
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new ValidationFailed({ messages: ["body: malformed JSON"] })
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new ValidationFailed({ messages: ["body: must be a JSON object"] })
+  return value
+}
+
+/**
+ * Query parameters with arrays accepted as repeated keys (`ids=a&ids=b`), bracketed keys
+ * (`ids[]=a`) or a comma-separated value (`ids=a,b`).
+ */
+export const readQuery = (c: Context, arrayKeys: readonly string[] = []): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  const all = c.req.queries()
+  for (const [rawKey, values] of Object.entries(all)) {
+    const key = rawKey.endsWith("[]") ? rawKey.slice(0, -2) : rawKey
+    if (arrayKeys.includes(key)) {
+      const prev = (out[key] as string[] | undefined) ?? []
+      out[key] = [...prev, ...values.flatMap((v) => v.split(",")).filter((v) => v !== "")]
+    } else {
+      out[key] = values[values.length - 1]
+    }
+  }
+  return out
+}

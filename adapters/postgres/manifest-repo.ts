@@ -1,0 +1,282 @@
+import { and, eq, notInArray, type SQL } from "drizzle-orm"
+import type { PgTable } from "drizzle-orm/pg-core"
+import type { Manifest } from "../../core/tenancy/manifest.ts"
+import { hashSecret, verifySecret } from "../auth/secret-hash.ts"
+import type { Services } from "../runtime/services.ts"
+import type { Tx } from "./database.ts"
+import {
+  accessGroupsTable,
+  appLinksTable,
+  appPartnerGroupsTable,
+  appProjectsTable,
+  appsTable,
+  brandsTable,
+  desksTable,
+  discountsTable,
+  floorsTable,
+  projectMembershipsTable,
+  projectsTable,
+  roomsTable,
+  unitsTable,
+  usersTable,
+  webhooksTable,
+  zonesTable,
+} from "./schema.ts"
+
+export interface ProjectIds {
+  id: string
+  brandId: string
+  zones: Record<string, string>
+  floors: Record<string, string>
+  rooms: Record<string, string>
+  desks: Record<string, string>
+  units: Record<string, string>
+  accessGroups: Record<string, string>
+  discounts: Record<string, string>
+  users: Record<string, string>
+  webhooks: Record<string, string>
+}
+export interface ManifestIds {
+  projects: Record<string, ProjectIds>
+  apps: Record<string, string>
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+/**
+ * Finds the row matching `where`; inserts it with a fresh id, or updates the columns that
+ * differ. Re-applying an unchanged manifest therefore writes nothing.
+ */
+const upsert = async <T extends PgTable & { id: unknown }>(
+  s: Services,
+  tx: Tx,
+  table: T,
+  where: SQL | undefined,
+  values: Record<string, unknown>,
+): Promise<string> => {
+  const [existing] = (await tx.select().from(table as PgTable).where(where).limit(1)) as Record<string, unknown>[]
+  if (!existing) {
+    const id = s.newId()
+    await tx.insert(table).values({ id, ...values } as never)
+    return id
+  }
+  const changed = Object.fromEntries(Object.entries(values).filter(([k, v]) => !same(existing[k], v)))
+  if (Object.keys(changed).length > 0)
+    await tx
+      .update(table)
+      .set({ ...changed, updatedAt: new Date(s.clock.now()) } as never)
+      .where(eq((table as unknown as { id: never }).id, existing.id as never))
+  return existing.id as string
+}
+
+const byKey = <T extends { key: unknown; projectId: unknown }>(table: T, projectId: string, key: string) =>
+  and(eq(table.projectId as never, projectId), eq(table.key as never, key))
+
+/** Applies the manifest in the caller's transaction and returns the key -> id map. */
+export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<ManifestIds> => {
+  const out: ManifestIds = { projects: {}, apps: {} }
+  for (const p of m.projects ?? []) {
+    const [existing] = await tx.select().from(projectsTable).where(eq(projectsTable.key, p.key)).limit(1)
+    const brandId = existing?.brandId ?? s.newId()
+    if (!existing) await tx.insert(brandsTable).values({ id: brandId, name: p.name })
+    const projectId = await upsert(s, tx, projectsTable, eq(projectsTable.key, p.key), {
+      key: p.key,
+      name: p.name,
+      timezone: p.timezone,
+      brandId,
+    })
+    const ids: ProjectIds = {
+      id: projectId,
+      brandId,
+      zones: {},
+      floors: {},
+      rooms: {},
+      desks: {},
+      units: {},
+      accessGroups: {},
+      discounts: {},
+      users: {},
+      webhooks: {},
+    }
+    for (const z of p.zones ?? []) {
+      const zoneId = await upsert(s, tx, zonesTable, byKey(zonesTable, projectId, z.key), {
+        projectId,
+        key: z.key,
+        name: z.name,
+      })
+      ids.zones[z.key] = zoneId
+      for (const f of z.floors ?? [])
+        ids.floors[f.key] = await upsert(s, tx, floorsTable, byKey(floorsTable, projectId, f.key), {
+          projectId,
+          zoneId,
+          key: f.key,
+          name: f.name,
+        })
+    }
+    const assetValues = (a: NonNullable<typeof p.rooms>[number] | NonNullable<typeof p.desks>[number]) => ({
+      projectId,
+      key: a.key,
+      name: a.name,
+      zoneId: ids.zones[a.zone],
+      floorId: ids.floors[a.floor],
+      email: a.email ?? null,
+      capacity: a.capacity ?? 1,
+      status: a.status ?? "active",
+      isPublic: a.isPublic ?? true,
+      facilities: a.facilities ?? [],
+      pictureUrls: a.pictureUrls ?? [],
+      chargeRate: a.chargeRate ?? { perHour: 0, perDay: 0 },
+      config: a.config ?? {},
+    })
+    for (const r of p.rooms ?? [])
+      ids.rooms[r.key] = await upsert(s, tx, roomsTable, byKey(roomsTable, projectId, r.key), {
+        ...assetValues(r),
+        type: r.type ?? "normal",
+        equipmentsAvailability: r.equipmentsAvailability ?? {
+          camera: false,
+          display: false,
+          mic: false,
+          projector: false,
+          speaker: false,
+        },
+      })
+    for (const d of p.desks ?? [])
+      ids.desks[d.key] = await upsert(s, tx, desksTable, byKey(desksTable, projectId, d.key), {
+        ...assetValues(d),
+        index: d.index ?? 0,
+      })
+    for (const u of p.units ?? [])
+      ids.units[u.key] = await upsert(s, tx, unitsTable, byKey(unitsTable, projectId, u.key), {
+        projectId,
+        key: u.key,
+        addressNo: u.addressNo,
+        zoneId: u.zone === undefined ? null : ids.zones[u.zone],
+        unitId: u.unitId ?? null,
+      })
+    for (const g of p.accessGroups ?? [])
+      ids.accessGroups[g.key] = await upsert(s, tx, accessGroupsTable, byKey(accessGroupsTable, projectId, g.key), {
+        projectId,
+        key: g.key,
+        name: g.name,
+      })
+    for (const d of p.discounts ?? [])
+      ids.discounts[d.key] = await upsert(s, tx, discountsTable, byKey(discountsTable, projectId, d.key), {
+        projectId,
+        key: d.key,
+        code: d.code,
+        name: d.name,
+        percentOff: d.percentOff ?? null,
+        amountOff: d.amountOff ?? null,
+      })
+    for (const w of p.webhooks ?? [])
+      ids.webhooks[w.key] = await upsert(s, tx, webhooksTable, byKey(webhooksTable, projectId, w.key), {
+        projectId,
+        key: w.key,
+        url: w.url,
+        secret: w.secret,
+        events: [...w.events],
+        auth: w.auth ?? { scheme: "signature-only" },
+      })
+    out.projects[p.key] = ids
+  }
+
+  for (const a of m.apps ?? []) {
+    const [existing] = await tx.select().from(appsTable).where(eq(appsTable.key, a.key)).limit(1)
+    // Secrets are stored hashed; an unchanged secret keeps its hash (idempotent re-apply).
+    const secretHash =
+      existing && (await verifySecret(a.appSecret, existing.secretHash)) ? existing.secretHash : await hashSecret(a.appSecret)
+    const appId = await upsert(s, tx, appsTable, eq(appsTable.key, a.key), {
+      key: a.key,
+      appId: a.appId,
+      secretHash,
+      canActAs: a.canActAs ?? false,
+    })
+    out.apps[a.key] = appId
+    const projectIds = a.projects.map((k) => out.projects[k]!.id)
+    await syncAppProjects(tx, appId, projectIds)
+    const groupIds = (a.partnerAccessGroups ?? []).map((g) => out.projects[a.projects[0]!]!.accessGroups[g]!)
+    await syncAppGroups(tx, appId, groupIds)
+  }
+
+  for (const p of m.projects ?? []) {
+    const ids = out.projects[p.key]!
+    for (const u of p.users ?? []) {
+      ids.users[u.key] = await upsertUser(s, tx, ids.id, u)
+      for (const l of u.links ?? []) {
+        const appId = out.apps[l.app]!
+        const [link] = await tx
+          .select()
+          .from(appLinksTable)
+          .where(and(eq(appLinksTable.appId, appId), eq(appLinksTable.externalUserId, l.externalUserId)))
+        if (!link)
+          await tx.insert(appLinksTable).values({ appId, externalUserId: l.externalUserId, userId: ids.users[u.key]!, projectId: ids.id })
+      }
+    }
+  }
+  return out
+}
+
+/** Makes the app's project set and partner group set exactly what the manifest says. */
+const syncAppProjects = async (tx: Tx, appId: string, projectIds: readonly string[]) => {
+  const keep = projectIds.length > 0 ? notInArray(appProjectsTable.projectId, [...projectIds]) : undefined
+  await tx.delete(appProjectsTable).where(and(eq(appProjectsTable.appId, appId), keep))
+  if (projectIds.length > 0)
+    await tx
+      .insert(appProjectsTable)
+      .values(projectIds.map((projectId) => ({ appId, projectId })))
+      .onConflictDoNothing()
+}
+
+const syncAppGroups = async (tx: Tx, appId: string, groupIds: readonly string[]) => {
+  const keep = groupIds.length > 0 ? notInArray(appPartnerGroupsTable.accessGroupId, [...groupIds]) : undefined
+  await tx.delete(appPartnerGroupsTable).where(and(eq(appPartnerGroupsTable.appId, appId), keep))
+  if (groupIds.length > 0)
+    await tx
+      .insert(appPartnerGroupsTable)
+      .values(groupIds.map((accessGroupId) => ({ appId, accessGroupId })))
+      .onConflictDoNothing()
+}
+
+type ManifestUser = NonNullable<Manifest["projects"]>[number]["users"] extends readonly (infer U)[] | undefined ? U : never
+
+const upsertUser = async (s: Services, tx: Tx, projectId: string, u: ManifestUser): Promise<string> => {
+  const [membership] = await tx
+    .select()
+    .from(projectMembershipsTable)
+    .where(and(eq(projectMembershipsTable.projectId, projectId), eq(projectMembershipsTable.manifestKey, u.key)))
+  const emailNorm = u.email?.toLowerCase() ?? null
+  let userId = membership?.userId
+  if (!userId && emailNorm) {
+    const [byEmail] = await tx.select().from(usersTable).where(eq(usersTable.emailNorm, emailNorm))
+    userId = byEmail?.id
+  }
+  const values = {
+    firstName: u.firstName,
+    lastName: u.lastName,
+    email: u.email ?? null,
+    emailNorm,
+    phone: u.phone ?? null,
+  }
+  if (userId) await upsert(s, tx, usersTable, eq(usersTable.id, userId), values)
+  else {
+    userId = s.newId()
+    await tx.insert(usersTable).values({ id: userId, ...values, userType: "member", source: "manifest" })
+  }
+  if (membership) {
+    const next = { role: u.role ?? "member", employeeId: u.employeeId ?? null }
+    if (membership.role !== next.role || membership.employeeId !== next.employeeId)
+      await tx
+        .update(projectMembershipsTable)
+        .set({ ...next, updatedAt: new Date(s.clock.now()) })
+        .where(and(eq(projectMembershipsTable.projectId, projectId), eq(projectMembershipsTable.userId, userId)))
+  } else {
+    await tx
+      .insert(projectMembershipsTable)
+      .values({ projectId, userId, role: u.role ?? "member", employeeId: u.employeeId ?? null, manifestKey: u.key })
+      .onConflictDoUpdate({
+        target: [projectMembershipsTable.projectId, projectMembershipsTable.userId],
+        set: { manifestKey: u.key, role: u.role ?? "member", employeeId: u.employeeId ?? null },
+      })
+  }
+  return userId
+}

@@ -1,0 +1,21 @@
+import type { ClockShape } from "../../core/ports/clock.ts"
+import type { Config } from "../config/config.ts"
+import type { Database } from "../postgres/database.ts"
+import type { Logger } from "./logger.ts"
+
+/**
+ * Everything a request handler or background worker may touch, built once at start
+ * (adapters/runtime/boot.ts) and passed down explicitly.
+ */
+export interface Services {
+  readonly config: Config
+  readonly clock: ClockShape
+  readonly database: Database
+  readonly newId: () => string
+  readonly logger: Logger
+  readonly adminToken: string
+  /** Background work that must see a clock move before /clock/advance answers. */
+  readonly onClockAdvanced: Array<(now: number) => Promise<void>>
+  /** Wakes background workers when new work was committed (ticks, deliveries). */
+  readonly wake: Array<() => void>
+}

@@ -1,0 +1,23 @@
+import { Schema } from "effect"
+
+/** Every entity id of the spec is a 24-hex-character MongoDB ObjectId string. */
+export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/
+
+export const ObjectId = Schema.String.check(
+  Schema.isPattern(OBJECT_ID_PATTERN, { message: "must be a 24-hex-character ObjectId" }),
+)
+
+/**
+ * ObjectId layout: 4-byte seconds, 5 random bytes, 3-byte counter. The random source is
+ * passed in so the core stays free of I/O; adapters hand it crypto.getRandomValues.
+ */
+export const makeObjectIdFactory = (random: (bytes: Uint8Array) => Uint8Array) => {
+  const processPart = random(new Uint8Array(5))
+  let counter = random(new Uint8Array(3)).reduce((acc, b) => (acc << 8) | b, 0)
+  const hex = (n: number, width: number) => n.toString(16).padStart(width, "0")
+  return (nowMs: number): string => {
+    counter = (counter + 1) & 0xffffff
+    const seconds = Math.floor(nowMs / 1000) >>> 0
+    return hex(seconds, 8) + [...processPart].map((b) => hex(b, 2)).join("") + hex(counter, 6)
+  }
+}

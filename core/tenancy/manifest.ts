@@ -1,0 +1,263 @@
+import { Schema } from "effect"
+
+/**
+ * The operator manifest (operator contract, section 3): a declarative description of
+ * tenants, applied idempotently. Cross-references between keys are checked by
+ * `manifestReferenceErrors`, so one request reports every broken reference at once.
+ */
+const Key = Schema.String.check(
+  Schema.isPattern(/^[a-z0-9_-]{1,64}$/, { message: "must be 1-64 characters of a-z0-9-_" }),
+)
+const Text = Schema.String.check(Schema.isMinLength(1))
+const Time = Schema.String.check(Schema.isPattern(/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/, { message: "must be HH:mm:ss" }))
+const NonNegInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
+const NonNegNumber = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+export const isTimeZone = (tz: string): boolean => {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz })
+    return true
+  } catch {
+    return false
+  }
+}
+const TimeZone = Schema.String.check(
+  Schema.makeFilter((tz: string) => isTimeZone(tz) || "must be an IANA time zone"),
+)
+
+const ChargeRate = Schema.Struct({ perHour: NonNegNumber, perDay: NonNegNumber })
+const Equipments = Schema.Struct({
+  camera: Schema.Boolean,
+  display: Schema.Boolean,
+  mic: Schema.Boolean,
+  projector: Schema.Boolean,
+  speaker: Schema.Boolean,
+})
+const TimeRange = Schema.Struct({ start: Time, end: Time })
+const DayConfig = Schema.Struct({
+  availableTime: TimeRange,
+  breakTimes: Schema.optionalKey(Schema.Array(TimeRange)),
+})
+const MinutesOrDisabled = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(-1))
+export const AssetConfigInput = Schema.Struct({
+  dayConfig: Schema.optionalKey(
+    Schema.Struct({
+      Mon: Schema.optionalKey(DayConfig),
+      Tue: Schema.optionalKey(DayConfig),
+      Wed: Schema.optionalKey(DayConfig),
+      Thu: Schema.optionalKey(DayConfig),
+      Fri: Schema.optionalKey(DayConfig),
+      Sat: Schema.optionalKey(DayConfig),
+      Sun: Schema.optionalKey(DayConfig),
+    }),
+  ),
+  start: Schema.optionalKey(Time),
+  end: Schema.optionalKey(Time),
+  minimumLeadTime: Schema.optionalKey(
+    Schema.Struct({
+      minutes: Schema.optionalKey(NonNegInt),
+      hours: Schema.optionalKey(NonNegInt),
+      days: Schema.optionalKey(NonNegInt),
+    }),
+  ),
+  maxAdvanceBookingDays: Schema.optionalKey(NonNegInt),
+  maxDurationMinutes: Schema.optionalKey(NonNegInt),
+  bookMultipleDayRoom: Schema.optionalKey(Schema.Boolean),
+  meetingConfig: Schema.optionalKey(
+    Schema.Struct({
+      preStartMinutes: Schema.optionalKey(MinutesOrDisabled),
+      postStartWarnMinutes: Schema.optionalKey(MinutesOrDisabled),
+      postStartExpireMinutes: Schema.optionalKey(MinutesOrDisabled),
+      preEndMinutes: Schema.optionalKey(MinutesOrDisabled),
+    }),
+  ),
+})
+
+const assetFields = {
+  key: Key,
+  name: Text,
+  zone: Key,
+  floor: Key,
+  capacity: Schema.optionalKey(NonNegInt),
+  status: Schema.optionalKey(Schema.Literals(["active", "inactive", "in-used", "reserved", "suspended"])),
+  isPublic: Schema.optionalKey(Schema.Boolean),
+  email: Schema.optionalKey(Schema.String),
+  facilities: Schema.optionalKey(Schema.Array(Schema.String)),
+  pictureUrls: Schema.optionalKey(Schema.Array(Schema.String)),
+  chargeRate: Schema.optionalKey(ChargeRate),
+  config: Schema.optionalKey(AssetConfigInput),
+}
+
+export const ManifestRoom = Schema.Struct({
+  ...assetFields,
+  status: Schema.optionalKey(Schema.Literals(["active", "inactive"])),
+  type: Schema.optionalKey(Schema.Literals(["normal", "bedroom"])),
+  equipmentsAvailability: Schema.optionalKey(Equipments),
+})
+export const ManifestDesk = Schema.Struct({ ...assetFields, index: Schema.optionalKey(NonNegInt) })
+
+const WebhookAuth = Schema.Union([
+  Schema.Struct({ scheme: Schema.Literal("signature-only") }),
+  Schema.Struct({ scheme: Schema.Literal("bearer"), token: Text }),
+  Schema.Struct({
+    scheme: Schema.Literal("custom-header"),
+    headers: Schema.Array(
+      Schema.Struct({
+        name: Schema.String.check(Schema.isPattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: "must be an HTTP header name" })),
+        value: Schema.String,
+      }),
+    ).check(Schema.isMinLength(1)),
+  }),
+  Schema.Struct({ scheme: Schema.Literal("jwt") }),
+])
+
+export const BOOKING_EVENT_TYPES = ["BOOK", "MODIFY", "CANCEL", "REMINDER", "NO_SHOW_WARNING", "ENDING_SOON"] as const
+export const WEBHOOK_EVENT_TYPES = [
+  ...BOOKING_EVENT_TYPES.map((t) => `ROOM_${t}` as const),
+  ...BOOKING_EVENT_TYPES.map((t) => `DESK_${t}` as const),
+  "VMS_INVITE_SENT",
+  "VMS_VISITOR_CHECKED_IN",
+  "VMS_HOST_CANCELLED",
+] as const
+
+export const ManifestWebhook = Schema.Struct({
+  key: Key,
+  url: Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s/]+/, { message: "must be an absolute URL" })),
+  secret: Schema.String.check(Schema.isMinLength(32), Schema.isMaxLength(256)),
+  events: Schema.Array(Schema.Literals(WEBHOOK_EVENT_TYPES)),
+  auth: Schema.optionalKey(WebhookAuth),
+})
+
+export const ManifestProject = Schema.Struct({
+  key: Key,
+  name: Text,
+  timezone: TimeZone,
+  zones: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({
+        key: Key,
+        name: Text,
+        floors: Schema.optionalKey(Schema.Array(Schema.Struct({ key: Key, name: Text }))),
+      }),
+    ),
+  ),
+  rooms: Schema.optionalKey(Schema.Array(ManifestRoom)),
+  desks: Schema.optionalKey(Schema.Array(ManifestDesk)),
+  units: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({ key: Key, addressNo: Text, zone: Schema.optionalKey(Key), unitId: Schema.optionalKey(Text) }),
+    ),
+  ),
+  accessGroups: Schema.optionalKey(Schema.Array(Schema.Struct({ key: Key, name: Text }))),
+  discounts: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({
+        key: Key,
+        code: Text,
+        name: Text,
+        percentOff: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(100))),
+        amountOff: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0))),
+      }),
+    ),
+  ),
+  users: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({
+        key: Key,
+        firstName: Text,
+        lastName: Schema.String,
+        email: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[^@\s]+@[^@\s]+$/, { message: "must be an email address" }))),
+        phone: Schema.optionalKey(Schema.String),
+        employeeId: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))),
+        role: Schema.optionalKey(Schema.Literals(["member", "admin"])),
+        links: Schema.optionalKey(
+          Schema.Array(Schema.Struct({ app: Key, externalUserId: Text.check(Schema.isMaxLength(128)) })),
+        ),
+      }),
+    ),
+  ),
+  webhooks: Schema.optionalKey(Schema.Array(ManifestWebhook)),
+})
+
+export const Manifest = Schema.Struct({
+  projects: Schema.optionalKey(Schema.Array(ManifestProject)),
+  apps: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({
+        key: Key,
+        appId: Text.check(Schema.isMaxLength(128)),
+        appSecret: Schema.String.check(Schema.isMinLength(8), Schema.isMaxLength(256)),
+        projects: Schema.Array(Key),
+        partnerAccessGroups: Schema.optionalKey(Schema.Array(Key)),
+        canActAs: Schema.optionalKey(Schema.Boolean),
+      }),
+    ),
+  ),
+})
+export type Manifest = typeof Manifest.Type
+export type ManifestProject = typeof ManifestProject.Type
+
+const duplicates = (keys: readonly string[]): string[] =>
+  [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))]
+
+/** Every broken key reference or duplicate key, one message each (empty when consistent). */
+export const manifestReferenceErrors = (m: Manifest): string[] => {
+  const errors: string[] = []
+  const projects = m.projects ?? []
+  const apps = m.apps ?? []
+  for (const d of duplicates(projects.map((p) => p.key))) errors.push(`projects: duplicate key "${d}"`)
+  for (const d of duplicates(apps.map((a) => a.key))) errors.push(`apps: duplicate key "${d}"`)
+  for (const d of duplicates(apps.map((a) => a.appId))) errors.push(`apps: duplicate appId "${d}"`)
+  const appKeys = new Set(apps.map((a) => a.key))
+  projects.forEach((p, pi) => {
+    const at = `projects.${pi}`
+    const zones = p.zones ?? []
+    const floorZone = new Map(zones.flatMap((z) => (z.floors ?? []).map((f) => [f.key, z.key] as const)))
+    const lists: Array<[string, readonly { key: string }[]]> = [
+      ["zones", zones],
+      ["floors", zones.flatMap((z) => z.floors ?? [])],
+      ["rooms", p.rooms ?? []],
+      ["desks", p.desks ?? []],
+      ["units", p.units ?? []],
+      ["accessGroups", p.accessGroups ?? []],
+      ["discounts", p.discounts ?? []],
+      ["users", p.users ?? []],
+      ["webhooks", p.webhooks ?? []],
+    ]
+    for (const [name, list] of lists)
+      for (const d of duplicates(list.map((x) => x.key))) errors.push(`${at}.${name}: duplicate key "${d}"`)
+    for (const d of duplicates((p.discounts ?? []).map((x) => x.code.toUpperCase())))
+      errors.push(`${at}.discounts: duplicate code "${d}"`)
+    const zoneKeys = new Set(zones.map((z) => z.key))
+    ;(["rooms", "desks"] as const).forEach((kind) =>
+      (p[kind] ?? []).forEach((a, i) => {
+        if (!zoneKeys.has(a.zone)) errors.push(`${at}.${kind}.${i}.zone: unknown zone "${a.zone}"`)
+        else if (floorZone.get(a.floor) !== a.zone)
+          errors.push(`${at}.${kind}.${i}.floor: "${a.floor}" is not a floor of zone "${a.zone}"`)
+      }),
+    )
+    ;(p.units ?? []).forEach((u, i) => {
+      if (u.zone !== undefined && !zoneKeys.has(u.zone)) errors.push(`${at}.units.${i}.zone: unknown zone "${u.zone}"`)
+    })
+    ;(p.users ?? []).forEach((u, i) =>
+      (u.links ?? []).forEach((l, li) => {
+        if (!appKeys.has(l.app)) errors.push(`${at}.users.${i}.links.${li}.app: unknown app "${l.app}"`)
+      }),
+    )
+  })
+  const projectByKey = new Map(projects.map((p) => [p.key, p]))
+  apps.forEach((a, i) => {
+    a.projects.forEach((k, pi) => {
+      if (!projectByKey.has(k)) errors.push(`apps.${i}.projects.${pi}: unknown project "${k}"`)
+    })
+    const groups = a.partnerAccessGroups ?? []
+    if (groups.length > 0 && a.projects.length !== 1)
+      errors.push(`apps.${i}.partnerAccessGroups: only a single-project app can have partner access groups`)
+    const project = projectByKey.get(a.projects[0] ?? "")
+    const groupKeys = new Set((project?.accessGroups ?? []).map((g) => g.key))
+    groups.forEach((g, gi) => {
+      if (!groupKeys.has(g)) errors.push(`apps.${i}.partnerAccessGroups.${gi}: unknown access group "${g}"`)
+    })
+  })
+  return errors
+}

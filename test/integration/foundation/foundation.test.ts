@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ENGINES } from "../../support/databases.ts"
+import { contractManifest } from "../../support/contract-manifest.ts"
+import { CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
+
+describe.each(ENGINES)("foundation on %s", (engine) => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await startHarness(engine)
+  })
+  afterAll(async () => h?.close())
+
+  it("GET /healthz answers 200 {status: ok}", async () => {
+    const res = await h.request("GET", "/healthz")
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ status: "ok" })
+  })
+
+  it("operator API requires the admin token (401 SV002)", async () => {
+    const res = await h.request("GET", "/admin/v1/clock", { token: "wrong-token-wrong-token" })
+    expect(res.status).toBe(401)
+    expect(res.body).toMatchObject({ code: "SV002", success: false })
+  })
+
+  it("the contract manifest applies twice with identical ids", async () => {
+    const first = await h.applyManifest(contractManifest())
+    const second = await h.applyManifest(contractManifest())
+    expect(second).toEqual(first)
+    expect(first.projects.hq.id).toMatch(/^[0-9a-f]{24}$/)
+    for (const group of ["zones", "floors", "rooms", "desks", "units", "accessGroups", "discounts", "users", "webhooks"])
+      for (const id of Object.values(first.projects.hq[group])) expect(id).toMatch(/^[0-9a-f]{24}$/)
+    expect(first.apps.partner).toMatch(/^[0-9a-f]{24}$/)
+  })
+
+  it("manifest validation gives 400 SV001 with one message per violated constraint", async () => {
+    const res = await h.admin("PUT", "/manifest", { projects: [{ key: "BAD KEY", timezone: "Mars/Base" }], apps: 3 })
+    expect(res.status).toBe(400)
+    expect(res.body.code).toBe("SV001")
+    expect(Array.isArray(res.body.message)).toBe(true)
+    expect(res.body.message.length).toBeGreaterThanOrEqual(4)
+  })
+
+  it("manifest with a broken key reference is refused and nothing is written", async () => {
+    const m = contractManifest()
+    m.projects![0] = { ...m.projects![0]!, key: "other", rooms: [{ ...m.projects![0]!.rooms![0]!, zone: "nope" }] }
+    m.apps = []
+    const res = await h.admin("PUT", "/manifest", m)
+    expect(res.status).toBe(400)
+    expect(res.body.message.join(" ")).toContain("unknown zone")
+  })
+
+  it("malformed JSON to the manifest is 400 SV001", async () => {
+    const res = await h.request("PUT", "/admin/v1/manifest", { body: "{nope", token: "test-admin-token-0123456789" })
+    expect(res.status).toBe(400)
+    expect(res.body.code).toBe("SV001")
+  })
+
+  describe("token endpoint", () => {
+    it("app_credentials gives 201 TokenResponse without envelope or token_type", async () => {
+      const res = await h.request("POST", "/auth/accessToken", {
+        body: { grant_type: "app_credentials", app_id: "partner-app", app_secret: "partner-secret-123" },
+      })
+      expect(res.status).toBe(201)
+      expect(Object.keys(res.body).sort()).toEqual(["access_token", "expires_in", "refresh_token", "refresh_token_expires_in"])
+      expect(res.body.expires_in).toBe(3600)
+    })
+
+    it("wrong secret is 401", async () => {
+      const res = await h.request("POST", "/auth/accessToken", {
+        body: { grant_type: "app_credentials", app_id: "partner-app", app_secret: "nope" },
+      })
+      expect(res.status).toBe(401)
+      expect(res.body.success).toBe(false)
+    })
+
+    it("unknown grant_type, wrong types and missing fields are 400 SV001 with an array", async () => {
+      for (const body of [{ grant_type: "password" }, { grant_type: "app_credentials", app_id: 1 }, {}, [], "x"]) {
+        const res = await h.request("POST", "/auth/accessToken", { body })
+        expect(res.status).toBe(400)
+        expect(res.body.code).toBe("SV001")
+        expect(Array.isArray(res.body.message)).toBe(true)
+      }
+    })
+
+    it("refresh rotates the pair; the old refresh token is refused", async () => {
+      const first = await h.request("POST", "/auth/accessToken", {
+        body: { grant_type: "app_credentials", app_id: "partner-app", app_secret: "partner-secret-123" },
+      })
+      const second = await h.request("POST", "/auth/accessToken", {
+        body: { grant_type: "refresh_token", refresh_token: first.body.refresh_token },
+      })
+      expect(second.status).toBe(201)
+      expect(second.body.refresh_token).not.toBe(first.body.refresh_token)
+      const again = await h.request("POST", "/auth/accessToken", {
+        body: { grant_type: "refresh_token", refresh_token: first.body.refresh_token },
+      })
+      expect(again.status).toBe(401)
+    })
+
+    it("an access token expires on the service clock (401 SV002)", async () => {
+      const token = await h.tokenFor("partner-app", "partner-secret-123")
+      const res = await h.admin("POST", "/clock/advance", { minutes: 61 })
+      expect(res.status).toBe(200)
+      const { authenticateBearer } = await import("../../../adapters/auth/token-service.ts")
+      await expect(authenticateBearer(h.booted.services, `Bearer ${token}`)).rejects.toMatchObject({ _tag: "Unauthenticated" })
+    })
+  })
+
+  describe("clock", () => {
+    it("GET /admin/v1/clock reports manual mode", async () => {
+      const res = await h.admin("GET", "/clock")
+      expect(res.body.data.mode).toBe("manual")
+      expect(Date.parse(res.body.data.now)).toBeGreaterThanOrEqual(Date.parse(CLOCK_START))
+    })
+    it("advance by minutes and to an instant; earlier than now is 400", async () => {
+      const before = Date.parse((await h.admin("GET", "/clock")).body.data.now)
+      const res = await h.admin("POST", "/clock/advance", { minutes: 5 })
+      expect(Date.parse(res.body.data.now)).toBe(before + 5 * 60_000)
+      const to = new Date(before + 3_600_000).toISOString()
+      expect((await h.admin("POST", "/clock/advance", { to })).body.data.now).toBe(to)
+      expect((await h.admin("POST", "/clock/advance", { to: CLOCK_START })).status).toBe(400)
+      expect((await h.admin("POST", "/clock/advance", { minutes: -1 })).status).toBe(400)
+    })
+  })
+
+  it("unknown route is 404 SV005 in the envelope", async () => {
+    const res = await h.request("GET", "/no/such/route")
+    expect(res.status).toBe(404)
+    expect(res.body).toMatchObject({ code: "SV005", success: false })
+  })
+})
+
+describe("clock advance on a system clock", () => {
+  it("is 409 SV006", async () => {
+    const h = await startHarness("pglite", { KEYSPACE_CLOCK: "system" })
+    try {
+      const res = await h.admin("POST", "/clock/advance", { minutes: 1 })
+      expect(res.status).toBe(409)
+      expect(res.body.code).toBe("SV006")
+    } finally {
+      await h.close()
+    }
+  })
+})
