@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { EventType } from "../events/envelope.ts"
 
 /**
  * The operator manifest (operator contract, section 3): a declarative description of
@@ -111,20 +112,11 @@ const WebhookAuth = Schema.Union([
   Schema.Struct({ scheme: Schema.Literal("jwt") }),
 ])
 
-export const BOOKING_EVENT_TYPES = ["BOOK", "MODIFY", "CANCEL", "REMINDER", "NO_SHOW_WARNING", "ENDING_SOON"] as const
-export const WEBHOOK_EVENT_TYPES = [
-  ...BOOKING_EVENT_TYPES.map((t) => `ROOM_${t}` as const),
-  ...BOOKING_EVENT_TYPES.map((t) => `DESK_${t}` as const),
-  "VMS_INVITE_SENT",
-  "VMS_VISITOR_CHECKED_IN",
-  "VMS_HOST_CANCELLED",
-] as const
-
 export const ManifestWebhook = Schema.Struct({
   key: Key,
   url: Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s/]+/, { message: "must be an absolute URL" })),
   secret: Schema.String.check(Schema.isMinLength(32), Schema.isMaxLength(256)),
-  events: Schema.Array(Schema.Literals(WEBHOOK_EVENT_TYPES)),
+  events: Schema.Array(EventType),
   auth: Schema.optionalKey(WebhookAuth),
 })
 

@@ -1,0 +1,147 @@
+import { Result, Schema, SchemaIssue } from "effect"
+import { ValidationFailed } from "../shared/errors.ts"
+
+/**
+ * Webhook `data` of the three visitor events (spec "Visitor events"), validated before they go
+ * out. The visitor system hands these over already formed; validation keeps malformed ones,
+ * reserved types and a misplaced credential off the wire. Unknown fields are stripped rather
+ * than rejected, so an upstream addition never blocks delivery and never leaks.
+ */
+
+const isoPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+
+/** ISO 8601 date or date-time that also names a real instant. */
+const IsoDateTime = Schema.String.check(
+  Schema.makeFilter((s: string) =>
+    isoPattern.test(s) && !Number.isNaN(Date.parse(s)) ? undefined : "Expected an ISO 8601 date",
+  ),
+)
+
+const base = {
+  projectId: Schema.String,
+  userId: Schema.String,
+  timestamp: IsoDateTime,
+}
+
+/** A display text in English and Thai. */
+export const LocalizedText = Schema.Struct({ en: Schema.String, th: Schema.String })
+
+/** How the visitor entered: entryType plus display texts. */
+export const EntryType = Schema.Struct({
+  entryType: Schema.String,
+  en: Schema.String,
+  th: Schema.String,
+})
+
+export const InviteSentData = Schema.Struct({
+  ...base,
+  visitorName: Schema.String,
+  visitorEmail: Schema.String,
+  hostName: Schema.String,
+  hostEmail: Schema.String,
+  visitDate: IsoDateTime,
+  /** Preformatted display strings, not instants. */
+  startDateTime: Schema.String,
+  endDateTime: Schema.String,
+  /** The visitor's access QR: a credential. TLS only, never logged (see redactForLog). */
+  qrCardCode: Schema.String,
+  licensePlate: Schema.optionalKey(Schema.String),
+  visitPurpose: Schema.optionalKey(Schema.String),
+})
+export type InviteSentData = typeof InviteSentData.Type
+
+export const VisitorCheckedInData = Schema.Struct({
+  ...base,
+  visitorName: Schema.String,
+  hostAssetTitle: Schema.String,
+  checkInTime: LocalizedText,
+  vmsEntryType: EntryType,
+  /** Empty for card entry. */
+  licensePlateNumber: Schema.String,
+  location: Schema.optionalKey(EntryType),
+  webViewUrl: Schema.optionalKey(Schema.String),
+})
+export type VisitorCheckedInData = typeof VisitorCheckedInData.Type
+
+export const HostCancelledData = Schema.Struct({
+  ...base,
+  visitorName: Schema.String,
+  hostName: Schema.String,
+  hostEmail: Schema.String,
+  startDateTime: Schema.String,
+  endDateTime: Schema.String,
+  licensePlate: Schema.optionalKey(Schema.String),
+})
+export type HostCancelledData = typeof HostCancelledData.Type
+
+export const visitorDataSchemas = {
+  VMS_INVITE_SENT: InviteSentData,
+  VMS_VISITOR_CHECKED_IN: VisitorCheckedInData,
+  VMS_HOST_CANCELLED: HostCancelledData,
+} as const
+
+export type VisitorEventType = keyof typeof visitorDataSchemas
+
+export type VisitorEvent =
+  | { readonly type: "VMS_INVITE_SENT"; readonly data: InviteSentData }
+  | { readonly type: "VMS_VISITOR_CHECKED_IN"; readonly data: VisitorCheckedInData }
+  | { readonly type: "VMS_HOST_CANCELLED"; readonly data: HostCancelledData }
+
+const reservedTypes: ReadonlyArray<string> = ["VMS_VISITOR_CHECKED_OUT", "VMS_HOST_NOTIFICATION"]
+
+const isVisitorType = (type: string): type is VisitorEventType =>
+  Object.prototype.hasOwnProperty.call(visitorDataSchemas, type)
+
+const decoders: Record<
+  VisitorEventType,
+  (input: unknown, options?: { errors: "all" }) => Result.Result<unknown, Schema.SchemaError>
+> = {
+  VMS_INVITE_SENT: Schema.decodeUnknownResult(InviteSentData),
+  VMS_VISITOR_CHECKED_IN: Schema.decodeUnknownResult(VisitorCheckedInData),
+  VMS_HOST_CANCELLED: Schema.decodeUnknownResult(HostCancelledData),
+}
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** One message per violated constraint, prefixed with the field path; never the input. */
+const issueMessages = (issue: SchemaIssue.Issue): Array<string> =>
+  formatter(issue).issues.map((i) => {
+    const path = (i.path ?? [])
+      .map((p) => String(typeof p === "object" && p !== null ? p.key : p))
+      .join(".")
+    return path === "" ? i.message : `${path}: ${i.message}`
+  })
+
+const invalid = (...messages: Array<string>) => Result.fail(new ValidationFailed({ messages }))
+
+/**
+ * Validates a visitor event before delivery: the type must be one of the three emitted types
+ * (the reserved two are refused by name), the data must match that type's table row, and
+ * qrCardCode may appear only in VMS_INVITE_SENT (anywhere else it would leak a credential).
+ */
+export const validateVisitorEvent = (
+  type: string,
+  data: unknown,
+): Result.Result<VisitorEvent, ValidationFailed> => {
+  if (reservedTypes.includes(type)) {
+    return invalid(`type: ${type} is reserved and never delivered`)
+  }
+  if (!isVisitorType(type)) return invalid(`type: ${type} is not a visitor event type`)
+  if (
+    type !== "VMS_INVITE_SENT" &&
+    typeof data === "object" &&
+    data !== null &&
+    "qrCardCode" in data
+  ) {
+    return invalid(`qrCardCode: allowed only in VMS_INVITE_SENT, not in ${type}`)
+  }
+  const decoded = decoders[type](data, { errors: "all" })
+  if (Result.isFailure(decoded)) return invalid(...issueMessages(decoded.failure.issue))
+  return Result.succeed({ type, data: decoded.success } as VisitorEvent)
+}
+
+/** A copy safe for logs: the credential qrCardCode is dropped, everything else kept. */
+export const redactForLog = <D extends object>(data: D): Omit<D, "qrCardCode"> => {
+  const { qrCardCode: _dropped, ...rest } = data as D & { qrCardCode?: unknown }
+  return rest
+}
