@@ -41,9 +41,8 @@ describe.each(ENGINES)("foundation on %s", (engine) => {
   })
 
   it("manifest with a broken key reference is refused and nothing is written", async () => {
-    const m = contractManifest()
-    m.projects![0] = { ...m.projects![0]!, key: "other", rooms: [{ ...m.projects![0]!.rooms![0]!, zone: "nope" }] }
-    m.apps = []
+    const base = contractManifest().projects![0]!
+    const m = { projects: [{ ...base, key: "other", rooms: [{ ...base.rooms![0]!, zone: "nope" }] }], apps: [] }
     const res = await h.admin("PUT", "/manifest", m)
     expect(res.status).toBe(400)
     expect(res.body.message.join(" ")).toContain("unknown zone")
