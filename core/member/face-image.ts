@@ -1,0 +1,88 @@
+import { Result } from "effect"
+
+export type FaceMimeType = "image/jpeg" | "image/png"
+
+export interface FaceImage {
+  readonly bytes: Uint8Array
+  readonly mimeType: FaceMimeType
+}
+
+/** Limits: face image max 10 MB decoded. */
+export const MAX_FACE_BYTES = 10 * 1024 * 1024
+
+const JPEG_MAGIC = [0xff, 0xd8, 0xff] as const
+const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const
+
+/** Declared types a data URI may carry; image/jpg is a common misspelling of image/jpeg. */
+const DECLARED: Record<string, FaceMimeType> = {
+  "image/jpeg": "image/jpeg",
+  "image/jpg": "image/jpeg",
+  "image/png": "image/png",
+}
+
+const DATA_URI_HEADER = /^data:([^;,]*);base64$/i
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+const WHITESPACE = /\s/g
+
+/**
+ * Whitespace (MIME line breaks) is tolerated, so the exact check runs after stripping it. This
+ * cap (twice the longest valid encoding) refuses a huge string before even that copy.
+ */
+const MAX_RAW_CHARS = Math.ceil(MAX_FACE_BYTES / 3) * 4 * 2
+
+const startsWith = (bytes: Uint8Array, magic: ReadonlyArray<number>) =>
+  bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b)
+
+/** Decoded size from the encoded length and padding alone, before any decoding work. */
+export const decodedBase64Length = (base64: string): number => {
+  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0
+  return Math.floor(((base64.length - padding) * 3) / 4)
+}
+
+/**
+ * Decodes a face image: base64 JPEG or PNG, bare or as a data URI. The type comes from the
+ * magic bytes; a data URI whose declared type disagrees with them is refused, since a client
+ * that mislabels its image is more likely sending the wrong file than a mislabelled right one.
+ * Failures are validation messages (400 SV001).
+ */
+export const decodeFaceImage = (input: string): Result.Result<FaceImage, string> => {
+  if (input.length > MAX_RAW_CHARS) return Result.fail("face exceeds 10 MB decoded")
+  let payload = input
+  let declared: FaceMimeType | undefined
+  if (/^\s*data:/i.test(input.slice(0, 64))) {
+    const comma = input.indexOf(",")
+    const header = comma === -1 ? undefined : DATA_URI_HEADER.exec(input.slice(0, comma).trim())
+    if (header === undefined || header === null) {
+      return Result.fail("face data URI must be data:image/jpeg;base64,... or data:image/png;...")
+    }
+    declared = DECLARED[header[1]!.toLowerCase()]
+    if (declared === undefined) return Result.fail("face must be a JPEG or PNG image")
+    payload = input.slice(comma + 1)
+  }
+  const base64 = payload.replace(WHITESPACE, "")
+  if (base64.length === 0) return Result.fail("face is empty")
+  if (decodedBase64Length(base64) > MAX_FACE_BYTES) {
+    return Result.fail("face exceeds 10 MB decoded")
+  }
+  // Padding is optional, but when present the length must be a whole number of quads.
+  const badLength = base64.length % 4 === 1 || (base64.endsWith("=") && base64.length % 4 !== 0)
+  if (!BASE64.test(base64) || badLength) return Result.fail("face is not valid base64")
+  let binary: string
+  try {
+    binary = atob(base64)
+  } catch {
+    return Result.fail("face is not valid base64")
+  }
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  const mimeType: FaceMimeType | undefined = startsWith(bytes, JPEG_MAGIC)
+    ? "image/jpeg"
+    : startsWith(bytes, PNG_MAGIC)
+      ? "image/png"
+      : undefined
+  if (mimeType === undefined) return Result.fail("face is not a JPEG or PNG image")
+  if (declared !== undefined && declared !== mimeType) {
+    return Result.fail(`face data URI declares ${declared} but the image is ${mimeType}`)
+  }
+  return Result.succeed({ bytes, mimeType })
+}

@@ -1,0 +1,137 @@
+import { Result } from "effect"
+import { IdentityConflict } from "./errors.ts"
+
+/**
+ * Identity resolution for PUT member (rules 2, 4, 6, 8 and the identity-conflict conditions
+ * of the Errors section). The repository looks every body key up; this module decides.
+ */
+
+/** The identity keys of a PUT body. unit is a binding, never an identity key (rule 4). */
+export interface IdentityKeys {
+  readonly email?: string
+  /** Normalized E.164 (phone.ts). */
+  readonly phone?: string
+  readonly employeeId?: string
+}
+
+export type IdentityKey = keyof IdentityKeys
+
+/** Resolution order after the link (rule 2). */
+export const IDENTITY_KEY_ORDER: ReadonlyArray<IdentityKey> = ["email", "phone", "employeeId"]
+
+/** The user a key resolved to. */
+export interface KeyHolder {
+  readonly memberId: string
+  /** The externalUserId under which this app manages the user, if it does. */
+  readonly linkedExternalUserId?: string
+  /** Whether the user is already a member of the project (always true for employeeId). */
+  readonly isProjectMember: boolean
+}
+
+/**
+ * What the repository found: the member this app links to the externalUserId, the user whose
+ * email matches case-insensitively, the user holding the normalized phone, and the project
+ * member carrying employeeId. Only keys present in the body are looked up.
+ */
+export interface IdentityLookup {
+  readonly linked?: { readonly memberId: string }
+  readonly email?: KeyHolder
+  readonly phone?: KeyHolder
+  readonly employeeId?: KeyHolder
+}
+
+export type MatchedBy = "link" | "email" | "phone" | "employeeId" | "provisioned"
+
+export type IdentityResolution =
+  | {
+      readonly kind: "existing"
+      readonly memberId: string
+      readonly matchedBy: Exclude<MatchedBy, "provisioned">
+      /** Rule 3: a user matched by email or phone who is not yet a project member joins. */
+      readonly addToProject: boolean
+    }
+  | {
+      readonly kind: "create"
+      readonly matchedBy: "provisioned"
+      /**
+       * Rule 6: without email or phone the member has no login; with an employeeId its
+       * username is `{projectId}_{employeeId}`. A keyless create (name or unit only) has no
+       * username: it is reachable only through the link.
+       */
+      readonly username?: string
+    }
+
+/** The case-insensitive form the repository matches emails on. */
+export const emailLookupKey = (email: string): string => email.trim().toLowerCase()
+
+const conflict = (key: IdentityKey, holder: KeyHolder) =>
+  new IdentityConflict(
+    holder.linkedExternalUserId === undefined
+      ? { conflictKey: key }
+      : { conflictKey: key, linkedExternalUserId: holder.linkedExternalUserId },
+  )
+
+/**
+ * Uniqueness of the keys about to be written to `memberId`: email and phone are unique across
+ * all users, employeeId within the project. A key held by anyone else is a conflict on that
+ * key (first in resolution order), never a silent move.
+ */
+export const checkKeysFree = (
+  memberId: string,
+  keys: IdentityKeys,
+  lookup: IdentityLookup,
+): Result.Result<void, IdentityConflict> => {
+  for (const key of IDENTITY_KEY_ORDER) {
+    const holder = keys[key] === undefined ? undefined : lookup[key]
+    if (holder !== undefined && holder.memberId !== memberId) {
+      return Result.fail(conflict(key, holder))
+    }
+  }
+  return Result.void
+}
+
+/**
+ * Rule 2, first hit wins: link, email, phone, employeeId, else create. Then rule 8, never
+ * silently re-link: a hit managed by this app under another externalUserId is a conflict
+ * carrying that id, and every other key must be free or already the resolved member's.
+ */
+export const resolveIdentity = (input: {
+  readonly projectId: string
+  readonly externalUserId: string
+  readonly keys: IdentityKeys
+  readonly lookup: IdentityLookup
+}): Result.Result<IdentityResolution, IdentityConflict> => {
+  const { externalUserId, keys, lookup } = input
+  if (lookup.linked !== undefined) {
+    const memberId = lookup.linked.memberId
+    return Result.map(checkKeysFree(memberId, keys, lookup), () => ({
+      kind: "existing" as const,
+      memberId,
+      matchedBy: "link" as const,
+      addToProject: false,
+    }))
+  }
+  for (const key of IDENTITY_KEY_ORDER) {
+    const holder = keys[key] === undefined ? undefined : lookup[key]
+    if (holder === undefined) continue
+    const managedElsewhere =
+      holder.linkedExternalUserId !== undefined && holder.linkedExternalUserId !== externalUserId
+    if (managedElsewhere) return Result.fail(conflict(key, holder))
+    return Result.map(checkKeysFree(holder.memberId, keys, lookup), () => ({
+      kind: "existing" as const,
+      memberId: holder.memberId,
+      matchedBy: key,
+      addToProject: !holder.isProjectMember,
+    }))
+  }
+  const loginless = keys.email === undefined && keys.phone === undefined
+  return Result.succeed(
+    loginless && keys.employeeId !== undefined
+      ? {
+          kind: "create",
+          matchedBy: "provisioned",
+          username: `${input.projectId}_${keys.employeeId}`,
+        }
+      : { kind: "create", matchedBy: "provisioned" },
+  )
+}

@@ -1,0 +1,82 @@
+import { Result } from "effect"
+import { describe, expect, it } from "vitest"
+import {
+  decodeFaceImage,
+  decodedBase64Length,
+  MAX_FACE_BYTES,
+} from "../../../core/member/face-image.ts"
+
+const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46])
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])
+const GIF = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61])
+
+const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
+const failure = (input: string) => {
+  const r = decodeFaceImage(input)
+  if (Result.isSuccess(r)) throw new Error("expected a failure")
+  return r.failure
+}
+
+describe("face image (PartnerCredentialsRequest.face)", () => {
+  it("bare base64 JPEG and PNG are accepted, type from magic bytes", () => {
+    const jpeg = Result.getOrThrow(decodeFaceImage(b64(JPEG)))
+    expect(jpeg.mimeType).toBe("image/jpeg")
+    expect(jpeg.bytes).toEqual(JPEG)
+    expect(Result.getOrThrow(decodeFaceImage(b64(PNG))).mimeType).toBe("image/png")
+  })
+
+  it("data URIs are accepted (image/jpeg, image/jpg, image/png)", () => {
+    expect(Result.getOrThrow(decodeFaceImage(`data:image/jpeg;base64,${b64(JPEG)}`)).bytes)
+      .toEqual(JPEG)
+    expect(Result.isSuccess(decodeFaceImage(`data:image/jpg;base64,${b64(JPEG)}`))).toBe(true)
+    expect(Result.isSuccess(decodeFaceImage(`DATA:IMAGE/PNG;BASE64,${b64(PNG)}`))).toBe(true)
+  })
+
+  it("line-wrapped base64 and unpadded base64 are accepted", () => {
+    const wrapped = b64(JPEG).replace(/(.{4})/g, "$1\n")
+    expect(Result.getOrThrow(decodeFaceImage(wrapped)).bytes).toEqual(JPEG)
+    const unpadded = b64(JPEG).replace(/=+$/, "")
+    expect(Result.getOrThrow(decodeFaceImage(unpadded)).bytes).toEqual(JPEG)
+  })
+
+  it("a data URI whose declared type disagrees with the magic bytes is refused", () => {
+    expect(failure(`data:image/png;base64,${b64(JPEG)}`)).toContain("declares image/png")
+  })
+
+  it("other image types are refused: by magic bytes, or by the declared type", () => {
+    expect(failure(b64(GIF))).toContain("JPEG or PNG")
+    expect(failure(`data:image/gif;base64,${b64(GIF)}`)).toContain("JPEG or PNG")
+    expect(failure("data:image/png,rawtext")).toContain("data URI")
+  })
+
+  it("invalid base64 gives a validation message", () => {
+    expect(failure("not base64!!")).toContain("base64")
+    expect(failure("/9j/4A=")).toContain("base64")
+    expect(failure("/9j/4AA=A")).toContain("base64")
+    expect(failure("")).toContain("empty")
+  })
+
+  it("decoded size is computed from length and padding", () => {
+    expect(decodedBase64Length("")).toBe(0)
+    expect(decodedBase64Length("QQ==")).toBe(1)
+    expect(decodedBase64Length("QUI=")).toBe(2)
+    expect(decodedBase64Length("QUJD")).toBe(3)
+    expect(decodedBase64Length("QUI")).toBe(2)
+  })
+
+  it("max 10 MB decoded: exactly 10 MB passes, one byte more is refused", () => {
+    const exact = new Uint8Array(MAX_FACE_BYTES)
+    exact.set(JPEG)
+    expect(Result.isSuccess(decodeFaceImage(Buffer.from(exact).toString("base64")))).toBe(true)
+    const over = new Uint8Array(MAX_FACE_BYTES + 1)
+    over.set(JPEG)
+    expect(failure(Buffer.from(over).toString("base64"))).toContain("10 MB")
+  })
+
+  it("a huge string is refused before any decoding", () => {
+    const huge = "A".repeat(MAX_FACE_BYTES * 3)
+    const started = performance.now()
+    expect(failure(huge)).toContain("10 MB")
+    expect(performance.now() - started).toBeLessThan(50)
+  })
+})
