@@ -1,0 +1,266 @@
+import { Result } from "effect"
+import * as Interval from "../shared/interval.ts"
+import {
+  formatLocalDate,
+  formatSecondsOfDay,
+  fromEpochDay,
+  instantAt,
+  localDateOf,
+  parseTimeOfDay,
+  SECONDS_PER_DAY,
+  toEpochDay,
+  truncateToMinute,
+  weekdayOf,
+  type LocalDate,
+  type Weekday,
+} from "../shared/local-time.ts"
+import { leadTimeMs, type AssetConfig, type TimeRange } from "./asset-config.ts"
+import type { AssetKind } from "./state.ts"
+
+/**
+ * Booking rules an asset's configuration imposes (spec Meetings rule 2, Desks rules).
+ * Every function is pure: the project timezone and "now" are arguments.
+ */
+
+export type UnavailableReason = "OPERATING_HOURS" | "BREAK_TIME"
+export type TimePeriod = "morning" | "afternoon" | "allDay"
+
+/** Opening hours of one local day, as seconds since local midnight (close may be 86400). */
+export type DayHours =
+  | { readonly _tag: "AlwaysOpen" }
+  | { readonly _tag: "Closed" }
+  | {
+      readonly _tag: "Open"
+      readonly open: number
+      readonly close: number
+      readonly breaks: ReadonlyArray<{ readonly start: number; readonly end: number }>
+    }
+
+const NOON = 12 * 3600
+const MS_PER_MINUTE = 60_000
+
+/** An end of 23:59:59 is how configurations say "until midnight"; it means end of day. */
+const endSeconds = (time: string): number => {
+  const s = parseTimeOfDay(time) ?? SECONDS_PER_DAY
+  return s === SECONDS_PER_DAY - 1 ? SECONDS_PER_DAY : s
+}
+
+const toRange = (range: TimeRange) => ({
+  start: parseTimeOfDay(range.start) ?? 0,
+  end: endSeconds(range.end),
+})
+
+/**
+ * Hours of a weekday: dayConfig is the source of truth (a missing day is closed); without
+ * dayConfig the legacy start/end apply every day (a missing bound is midnight); with neither
+ * the asset is always open.
+ */
+export const hoursOn = (config: AssetConfig | undefined, weekday: Weekday): DayHours => {
+  if (config?.dayConfig !== undefined) {
+    const day = config.dayConfig[weekday]
+    if (day === undefined) return { _tag: "Closed" }
+    const hours = toRange(day.availableTime)
+    return {
+      _tag: "Open",
+      open: hours.start,
+      close: hours.end,
+      breaks: (day.breakTimes ?? []).map(toRange),
+    }
+  }
+  if (config?.start !== undefined || config?.end !== undefined) {
+    return {
+      _tag: "Open",
+      open: config.start === undefined ? 0 : (parseTimeOfDay(config.start) ?? 0),
+      close: config.end === undefined ? SECONDS_PER_DAY : endSeconds(config.end),
+      breaks: [],
+    }
+  }
+  return { _tag: "AlwaysOpen" }
+}
+
+const span = (date: LocalDate, range: { start: number; end: number }, tz: string) =>
+  Interval.make(instantAt(date, range.start, tz), instantAt(date, range.end, tz))
+
+const describeHours = (weekday: Weekday, open: number, close: number) =>
+  `${weekday} ${formatSecondsOfDay(open)}-${formatSecondsOfDay(close)}`
+
+interface HoursCheck {
+  readonly hours?: string
+  readonly breaks?: string
+}
+
+/**
+ * Operating hours and break times. Single-day: [start, end) inside the day's hours and
+ * clear of its breaks. Multi-day: start inside the first day's hours, end inside the last
+ * day's hours, every day touched must be open, and only the first day's tail
+ * [start, close) and the last day's head [open, end) are checked against breaks: a
+ * multi-day booking holds the asset across nights, so intermediate hours are not checked.
+ */
+const checkHours = (
+  config: AssetConfig | undefined,
+  tz: string,
+  start: number,
+  end: number,
+  kind: AssetKind,
+): HoursCheck => {
+  const firstDay = toEpochDay(localDateOf(start, tz))
+  const lastDay = toEpochDay(localDateOf(end - 1, tz))
+  let hours: string | undefined
+  let breaks: string | undefined
+  for (let epochDay = firstDay; epochDay <= lastDay; epochDay++) {
+    const date = fromEpochDay(epochDay)
+    const weekday = weekdayOf(date)
+    const day = hoursOn(config, weekday)
+    if (day._tag === "AlwaysOpen") continue
+    if (day._tag === "Closed") {
+      hours ??= `the ${kind} is not bookable on ${weekday} ${formatLocalDate(date)} (closed)`
+      continue
+    }
+    const open = span(date, { start: day.open, end: day.close }, tz)
+    const portion = Interval.make(
+      epochDay === firstDay ? start : open.start,
+      epochDay === lastDay ? end : open.end,
+    )
+    if (!Interval.contains(open, portion)) {
+      hours ??= `the booking must be within the ${kind}'s operating hours (${describeHours(
+        weekday,
+        day.open,
+        day.close,
+      )})`
+    }
+    const checksBreaks = epochDay === firstDay || epochDay === lastDay
+    for (const b of checksBreaks ? day.breaks : []) {
+      if (Interval.overlaps(portion, span(date, b, tz))) {
+        breaks ??= `the booking must not overlap the break time ${describeHours(
+          weekday,
+          b.start,
+          b.end,
+        )}`
+      }
+    }
+  }
+  return { ...(hours === undefined ? {} : { hours }), ...(breaks === undefined ? {} : { breaks }) }
+}
+
+const isMultiDay = (tz: string, start: number, end: number): boolean =>
+  toEpochDay(localDateOf(start, tz)) !== toEpochDay(localDateOf(end - 1, tz))
+
+export interface AssetRuleOptions {
+  /**
+   * The start was accepted earlier and is not changing (an update that only moves the end,
+   * e.g. extending a checked-in booking): lead time and advance window are not re-checked.
+   */
+  readonly startUnchanged?: boolean
+}
+
+/**
+ * Every asset-configuration rule the booking [start, end) breaks, one message per rule
+ * (empty = bookable). Rules: end after start; multi-day only with bookMultipleDayRoom;
+ * operating hours; break times; minimumLeadTime (start >= the current minute + lead, so a
+ * start in the past is refused even without a lead time); start's local date at most
+ * maxAdvanceBookingDays calendar days after today's; duration <= maxDurationMinutes.
+ */
+export const assetRuleViolations = (
+  config: AssetConfig | undefined,
+  timeZone: string,
+  start: number,
+  end: number,
+  now: number,
+  assetKind: AssetKind,
+  options: AssetRuleOptions = {},
+): ReadonlyArray<string> => {
+  if (!(end > start)) return ["endDateTime must be after startDateTime"]
+  const messages: Array<string> = []
+  if (isMultiDay(timeZone, start, end) && config?.bookMultipleDayRoom !== true) {
+    messages.push(`the ${assetKind} cannot be booked across several days`)
+  }
+  const hours = checkHours(config, timeZone, start, end, assetKind)
+  if (hours.hours !== undefined) messages.push(hours.hours)
+  if (hours.breaks !== undefined) messages.push(hours.breaks)
+  if (options.startUnchanged !== true) {
+    const lead = leadTimeMs(config)
+    if (start < truncateToMinute(now) + lead) {
+      messages.push(
+        lead === 0
+          ? "startDateTime must not be in the past"
+          : `startDateTime must be at least ${lead / MS_PER_MINUTE} minutes from now ` +
+              "(minimumLeadTime)",
+      )
+    }
+    const maxDays = config?.maxAdvanceBookingDays
+    if (maxDays !== undefined) {
+      const daysAhead =
+        toEpochDay(localDateOf(start, timeZone)) - toEpochDay(localDateOf(now, timeZone))
+      if (daysAhead > maxDays) {
+        messages.push(
+          `startDateTime must be within ${maxDays} days from today (maxAdvanceBookingDays)`,
+        )
+      }
+    }
+  }
+  const maxMinutes = config?.maxDurationMinutes
+  if (maxMinutes !== undefined && end - start > maxMinutes * MS_PER_MINUTE) {
+    messages.push(`the booking must not be longer than ${maxMinutes} minutes (maxDurationMinutes)`)
+  }
+  return messages
+}
+
+/**
+ * Why a free room is still not bookable for the window, for availability searches. Only the
+ * two reasons the spec names: hours first, then breaks. Request-shaped rules (lead time,
+ * duration, multi-day) are answered by create, not by the search.
+ */
+export const unavailableReason = (
+  config: AssetConfig | undefined,
+  timeZone: string,
+  start: number,
+  end: number,
+): UnavailableReason | undefined => {
+  if (!(end > start)) return undefined
+  const check = checkHours(config, timeZone, start, end, "room")
+  if (check.hours !== undefined) return "OPERATING_HOURS"
+  if (check.breaks !== undefined) return "BREAK_TIME"
+  return undefined
+}
+
+/**
+ * A desk's timePeriod as an interval on the local day of `start`: morning = opening..12:00,
+ * afternoon = 12:00..closing, allDay = opening..closing (always open = 00:00..24:00).
+ * Hours that do not straddle noon clamp the period to the hours (a desk closing at 11:00
+ * has morning = opening..11:00); a period left empty, or a closed day, is an error. When
+ * `start` falls inside the period the booking starts there (the rest of the period); a
+ * `start` at or after the period's end is an error.
+ */
+export const resolveTimePeriod = (
+  config: AssetConfig | undefined,
+  timeZone: string,
+  start: number,
+  period: TimePeriod,
+): Result.Result<Interval.Interval, string> => {
+  const date = localDateOf(start, timeZone)
+  const weekday = weekdayOf(date)
+  const day = hoursOn(config, weekday)
+  if (day._tag === "Closed") {
+    return Result.fail(`the desk is not bookable on ${weekday} ${formatLocalDate(date)} (closed)`)
+  }
+  const open = day._tag === "Open" ? day.open : 0
+  const close = day._tag === "Open" ? day.close : SECONDS_PER_DAY
+  const bounds =
+    period === "morning"
+      ? { start: open, end: Math.min(NOON, close) }
+      : period === "afternoon"
+        ? { start: Math.max(NOON, open), end: close }
+        : { start: open, end: close }
+  if (!(bounds.end > bounds.start)) {
+    return Result.fail(
+      `the desk has no ${period} period (hours ${describeHours(weekday, open, close)})`,
+    )
+  }
+  const whole = span(date, bounds, timeZone)
+  if (start >= whole.end) {
+    return Result.fail(
+      `the ${period} period of ${formatLocalDate(date)} ended at ${formatSecondsOfDay(bounds.end)}`,
+    )
+  }
+  return Result.succeed(Interval.make(Math.max(whole.start, start), whole.end))
+}

@@ -1,0 +1,221 @@
+import { Result } from "effect"
+
+/**
+ * Pure timezone helpers over Intl. The core keeps instants as epoch milliseconds; asset
+ * configuration and webhook payloads speak property-local wall-clock time, so every
+ * conversion between the two goes through this file.
+ */
+
+export const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] as const
+export type Weekday = (typeof WEEKDAYS)[number]
+
+/** A civil calendar date (no zone). month is 1..12. */
+export interface LocalDate {
+  readonly year: number
+  readonly month: number
+  readonly day: number
+}
+
+export interface WallClock extends LocalDate {
+  readonly hour: number
+  readonly minute: number
+  readonly second: number
+  readonly weekday: Weekday
+}
+
+const MS_PER_DAY = 86_400_000
+export const SECONDS_PER_DAY = 86_400
+
+// Formatters are costly to build; one per zone is enough.
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+const formatterFor = (timeZone: string): Intl.DateTimeFormat => {
+  let formatter = formatters.get(timeZone)
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    })
+    formatters.set(timeZone, formatter)
+  }
+  return formatter
+}
+
+/** True when Intl knows the IANA zone name. */
+export const isValidTimeZone = (timeZone: string): boolean => {
+  try {
+    formatterFor(timeZone)
+    return true
+  } catch {
+    return false
+  }
+}
+
+// --- civil dates -------------------------------------------------------------------------
+
+// Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear does not.
+const utcMs = (year: number, month: number, day: number, seconds = 0): number =>
+  new Date(0).setUTCFullYear(year, month - 1, day) + seconds * 1000
+
+/** Days since 1970-01-01 of a civil date; date arithmetic without any zone. */
+export const toEpochDay = (date: LocalDate): number =>
+  Math.round(utcMs(date.year, date.month, date.day) / MS_PER_DAY)
+
+export const fromEpochDay = (epochDay: number): LocalDate => {
+  const d = new Date(epochDay * MS_PER_DAY)
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() }
+}
+
+export const addDays = (date: LocalDate, days: number): LocalDate =>
+  fromEpochDay(toEpochDay(date) + days)
+
+/** Weekday of an epoch day; 1970-01-01 was a Thursday (index 3 from Monday). */
+export const weekdayOfEpochDay = (epochDay: number): Weekday =>
+  WEEKDAYS[(((epochDay + 3) % 7) + 7) % 7]!
+
+export const weekdayOf = (date: LocalDate): Weekday => weekdayOfEpochDay(toEpochDay(date))
+
+export const isValidDate = (date: LocalDate): boolean => {
+  const back = fromEpochDay(toEpochDay(date))
+  return back.year === date.year && back.month === date.month && back.day === date.day
+}
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, "0")
+
+/** YYYY-MM-DD */
+export const formatLocalDate = (date: LocalDate): string =>
+  `${pad(date.year, 4)}-${pad(date.month)}-${pad(date.day)}`
+
+// --- time of day -------------------------------------------------------------------------
+
+/** The HH:mm:ss format of asset configuration times (spec convention 4). */
+export const TIME_OF_DAY_PATTERN = /^([01]\d|2[0-3]):([0-5]\d):([0-5]\d)$/
+
+/** Seconds since local midnight of "HH:mm:ss", or undefined when malformed. */
+export const parseTimeOfDay = (text: string): number | undefined => {
+  const m = TIME_OF_DAY_PATTERN.exec(text)
+  return m === null ? undefined : Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3])
+}
+
+/** HH:mm of a seconds-of-day value; 86400 prints as 24:00 (end of day). */
+export const formatSecondsOfDay = (seconds: number): string =>
+  `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor((seconds % 3600) / 60))}`
+
+// --- instants <-> wall clock -------------------------------------------------------------
+
+/** Wall-clock parts of an instant in an IANA zone. */
+export const wallClock = (instant: number, timeZone: string): WallClock => {
+  const parts: Record<string, number> = {}
+  for (const part of formatterFor(timeZone).formatToParts(new Date(instant))) {
+    if (part.type !== "literal") parts[part.type] = Number(part.value)
+  }
+  const date = { year: parts["year"]!, month: parts["month"]!, day: parts["day"]! }
+  return {
+    ...date,
+    hour: parts["hour"]!,
+    minute: parts["minute"]!,
+    second: parts["second"]!,
+    weekday: weekdayOf(date),
+  }
+}
+
+export const localDateOf = (instant: number, timeZone: string): LocalDate => {
+  const { year, month, day } = wallClock(instant, timeZone)
+  return { year, month, day }
+}
+
+/** Seconds since local midnight of an instant in the zone. */
+export const secondsOfDayOf = (instant: number, timeZone: string): number => {
+  const w = wallClock(instant, timeZone)
+  return w.hour * 3600 + w.minute * 60 + w.second
+}
+
+/** Property-local HH:mm of an instant (webhook startTime/endTime). */
+export const formatHHmm = (instant: number, timeZone: string): string => {
+  const w = wallClock(instant, timeZone)
+  return `${pad(w.hour)}:${pad(w.minute)}`
+}
+
+/** UTC offset of the zone at an instant, in milliseconds (local = utc + offset). */
+export const offsetMsAt = (instant: number, timeZone: string): number => {
+  const w = wallClock(instant, timeZone)
+  const asUtc = utcMs(w.year, w.month, w.day, w.hour * 3600 + w.minute * 60 + w.second)
+  return asUtc - Math.floor(instant / 1000) * 1000
+}
+
+/**
+ * The instant at which the zone's clock reads `time` on `date`. `time` is "HH:mm:ss" or
+ * seconds since midnight (86400 = the next midnight, used for "until end of day").
+ * DST follows Temporal's "compatible" disambiguation: a time repeated by a fall-back
+ * transition resolves to the earlier instant; a time skipped by a spring-forward gap moves
+ * forward by the gap (02:30 in a 02:00->03:00 gap becomes 03:30).
+ */
+export const instantAt = (date: LocalDate, time: string | number, timeZone: string): number => {
+  const seconds = typeof time === "number" ? time : parseTimeOfDay(time)
+  if (seconds === undefined) throw new Error(`invalid time of day: ${String(time)}`)
+  const wallAsUtc = utcMs(date.year, date.month, date.day, seconds)
+  // Offsets a day either side bracket any single transition near this wall time.
+  const before = offsetMsAt(wallAsUtc - MS_PER_DAY, timeZone)
+  const after = offsetMsAt(wallAsUtc + MS_PER_DAY, timeZone)
+  const candidates = [wallAsUtc - before, wallAsUtc - after]
+    .filter((t) => t + offsetMsAt(t, timeZone) === wallAsUtc)
+    .sort((a, b) => a - b)
+  return candidates[0] ?? wallAsUtc - before
+}
+
+/** Start of the local day (local midnight, or the first instant after a midnight gap). */
+export const startOfLocalDay = (date: LocalDate, timeZone: string): number =>
+  instantAt(date, 0, timeZone)
+
+// --- request date-times ------------------------------------------------------------------
+
+// date T hh:mm [:ss [.fraction]] (Z | ±hh:mm)
+const OFFSET_DATE_TIME = new RegExp(
+  String.raw`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?` +
+    String.raw`([Zz]|[+-]\d{2}:\d{2})$`,
+)
+
+/** Floor to the start of the minute (spec convention 3). */
+export const truncateToMinute = (instant: number): number => Math.floor(instant / 60_000) * 60_000
+
+/**
+ * Parse an ISO 8601 date-time that carries an explicit offset (Z or ±hh:mm) and truncate it
+ * to the start of its minute. A local time without an offset is refused: the service cannot
+ * guess which zone the caller meant. Offsets are whole minutes, so truncating the instant
+ * equals truncating the caller's wall clock.
+ */
+export const parseOffsetDateTime = (text: string): Result.Result<number, string> => {
+  const m = OFFSET_DATE_TIME.exec(text)
+  if (m === null) {
+    return Result.fail(
+      "must be an ISO 8601 date-time with an explicit offset (Z or ±hh:mm), " +
+        "e.g. 2025-01-31T09:00:00+07:00",
+    )
+  }
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
+  const second = m[6] === undefined ? 0 : Number(m[6])
+  if (!isValidDate({ year, month, day })) return Result.fail("has an invalid calendar date")
+  if (hour > 23 || minute > 59 || second > 59) return Result.fail("has an invalid time of day")
+  const zone = m[8]!
+  let offsetMinutes = 0
+  if (zone !== "Z" && zone !== "z") {
+    const oh = Number(zone.slice(1, 3))
+    const om = Number(zone.slice(4, 6))
+    if (oh > 23 || om > 59) return Result.fail("has an invalid offset")
+    offsetMinutes = (zone[0] === "-" ? -1 : 1) * (oh * 60 + om)
+  }
+  const wallAsUtc = utcMs(year, month, day, hour * 3600 + minute * 60)
+  return Result.succeed(wallAsUtc - offsetMinutes * 60_000)
+}

@@ -1,0 +1,148 @@
+import { Result } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import {
+  addDays,
+  formatHHmm,
+  formatLocalDate,
+  instantAt,
+  isValidTimeZone,
+  localDateOf,
+  parseOffsetDateTime,
+  parseTimeOfDay,
+  truncateToMinute,
+  wallClock,
+  weekdayOf,
+} from "../../../core/shared/local-time.ts"
+
+const iso = (s: string) => Date.parse(s)
+const ZONES = ["Asia/Bangkok", "Europe/London", "America/New_York", "Australia/Lord_Howe", "UTC"]
+
+describe("wall clock of an instant in an IANA zone", () => {
+  it("gives weekday, date and HH:mm in the project timezone", () => {
+    const t = iso("2025-01-05T20:30:00Z") // Sunday in UTC, Monday 03:30 in Bangkok
+    const w = wallClock(t, "Asia/Bangkok")
+    expect(w).toMatchObject({ year: 2025, month: 1, day: 6, hour: 3, minute: 30, weekday: "Mon" })
+    expect(formatHHmm(t, "Asia/Bangkok")).toBe("03:30")
+    expect(formatLocalDate(localDateOf(t, "Asia/Bangkok"))).toBe("2025-01-06")
+  })
+
+  it("midnight prints as 00:00 (h23 cycle, never 24:00)", () => {
+    expect(formatHHmm(iso("2025-01-05T17:00:00Z"), "Asia/Bangkok")).toBe("00:00")
+  })
+
+  it("weekdays of civil dates and date arithmetic across month and leap day", () => {
+    expect(weekdayOf({ year: 1970, month: 1, day: 1 })).toBe("Thu")
+    expect(weekdayOf({ year: 2024, month: 2, day: 29 })).toBe("Thu")
+    expect(addDays({ year: 2024, month: 2, day: 28 }, 2)).toEqual({ year: 2024, month: 3, day: 1 })
+  })
+
+  it("knows valid and invalid zone names", () => {
+    expect(isValidTimeZone("Asia/Bangkok")).toBe(true)
+    expect(isValidTimeZone("Mars/Olympus")).toBe(false)
+  })
+})
+
+describe("instant of a local date + HH:mm:ss in a zone (DST-safe)", () => {
+  it("without DST: 09:00 in Bangkok is 02:00Z", () => {
+    expect(instantAt({ year: 2025, month: 3, day: 10 }, "09:00:00", "Asia/Bangkok")).toBe(
+      iso("2025-03-10T02:00:00Z"),
+    )
+  })
+
+  it("a time skipped by spring-forward moves forward by the gap (02:30 -> 03:30 EDT)", () => {
+    const t = instantAt({ year: 2025, month: 3, day: 9 }, "02:30:00", "America/New_York")
+    expect(t).toBe(iso("2025-03-09T07:30:00Z"))
+    expect(formatHHmm(t, "America/New_York")).toBe("03:30")
+  })
+
+  it("a time repeated by fall-back resolves to the earlier instant (01:30 EDT)", () => {
+    const t = instantAt({ year: 2025, month: 11, day: 2 }, "01:30:00", "America/New_York")
+    expect(t).toBe(iso("2025-11-02T05:30:00Z"))
+  })
+
+  it("09:00 stays 09:00 on both sides of a DST change", () => {
+    const before = instantAt({ year: 2025, month: 3, day: 29 }, "09:00:00", "Europe/London")
+    const after = instantAt({ year: 2025, month: 3, day: 31 }, "09:00:00", "Europe/London")
+    expect(before).toBe(iso("2025-03-29T09:00:00Z"))
+    expect(after).toBe(iso("2025-03-31T08:00:00Z"))
+  })
+
+  it("86400 seconds is the next local midnight", () => {
+    expect(instantAt({ year: 2025, month: 1, day: 6 }, 86_400, "Asia/Bangkok")).toBe(
+      iso("2025-01-06T17:00:00Z"),
+    )
+  })
+
+  it("property: the wall clock of instantAt(date, time) reads back date and time (or is the shifted gap time)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: iso("2000-01-01T00:00:00Z"), max: iso("2040-01-01T00:00:00Z") }),
+        fc.constantFrom(...ZONES),
+        (t, zone) => {
+          const w = wallClock(t, zone)
+          const back = instantAt(w, w.hour * 3600 + w.minute * 60 + w.second, zone)
+          // Earliest instant with that wall clock: t itself or its fall-back twin.
+          expect(back).toBeLessThanOrEqual(Math.floor(t / 1000) * 1000)
+          expect(wallClock(back, zone)).toEqual(w)
+        },
+      ),
+    )
+  })
+})
+
+describe("ISO 8601 request date-times (spec convention 3)", () => {
+  it("accepts Z and ±hh:mm offsets", () => {
+    expect(parseOffsetDateTime("2025-01-06T09:00:00Z")).toEqual(
+      Result.succeed(iso("2025-01-06T09:00:00Z")),
+    )
+    expect(parseOffsetDateTime("2025-01-06T09:00:00+07:00")).toEqual(
+      Result.succeed(iso("2025-01-06T02:00:00Z")),
+    )
+    expect(parseOffsetDateTime("2025-01-06T09:00-03:30")).toEqual(
+      Result.succeed(iso("2025-01-06T12:30:00Z")),
+    )
+  })
+
+  it("truncates seconds and fractions to the start of the minute", () => {
+    expect(parseOffsetDateTime("2025-01-06T09:15:59.999+07:00")).toEqual(
+      Result.succeed(iso("2025-01-06T02:15:00Z")),
+    )
+  })
+
+  it("rejects a date-time without an explicit offset", () => {
+    expect(Result.isFailure(parseOffsetDateTime("2025-01-06T09:00:00"))).toBe(true)
+    expect(Result.isFailure(parseOffsetDateTime("2025-01-06"))).toBe(true)
+  })
+
+  it("rejects impossible dates, times and offsets", () => {
+    for (const bad of [
+      "2025-02-29T09:00:00Z",
+      "2025-01-06T24:00:00Z",
+      "2025-01-06T09:60:00Z",
+      "2025-01-06T09:00:00+24:00",
+      "2025-01-06T09:00:00+0700",
+    ]) {
+      expect(Result.isFailure(parseOffsetDateTime(bad)), bad).toBe(true)
+    }
+  })
+
+  it("property: parsing Date#toISOString gives the instant truncated to the minute", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: iso("1970-01-01T00:00:00Z"), max: iso("2100-01-01T00:00:00Z") }),
+        (t) => {
+          expect(parseOffsetDateTime(new Date(t).toISOString())).toEqual(
+            Result.succeed(truncateToMinute(t)),
+          )
+        },
+      ),
+    )
+  })
+
+  it("HH:mm:ss configuration times parse to seconds of day", () => {
+    expect(parseTimeOfDay("08:30:15")).toBe(8 * 3600 + 30 * 60 + 15)
+    expect(parseTimeOfDay("24:00:00")).toBeUndefined()
+    expect(parseTimeOfDay("8:30")).toBeUndefined()
+  })
+})
