@@ -13,7 +13,11 @@ export interface Config {
   readonly seed: "demo" | "none"
   readonly clock: { readonly mode: "system" | "manual"; readonly start: number | undefined }
   readonly allowInsecureWebhooks: boolean
+  /** KEYSPACE_WEBHOOK_CA_FILE: extra CA (PEM file) trusted for https webhook targets. */
+  readonly webhookCaFile: string | undefined
   readonly payments: "sandbox"
+  /** Merchant PromptPay id the QR of a prompt-pay payment pays to (KEYSPACE_PROMPTPAY_ID). */
+  readonly promptPayId: string
   readonly scheduler: "embedded" | "temporal"
   readonly temporal: { readonly address: string; readonly namespace: string; readonly taskQueue: string }
   readonly accessTokenTtlSeconds: number
@@ -59,6 +63,23 @@ const flag = (env: Env, name: string): boolean => {
   throw new ConfigError(name, `must be 1 or 0, got "${raw}"`)
 }
 
+/**
+ * A PromptPay proxy id: a Thai mobile number (10 digits, leading 0), a citizen or tax id
+ * (13 digits) or an e-wallet id (15 digits); spaces and dashes are ignored. The default is an
+ * all-zero tax id: a well-formed QR that no bank will pay into, right for a sandbox.
+ */
+const promptPayId = (env: Env): string => {
+  const raw = env.KEYSPACE_PROMPTPAY_ID
+  if (raw === undefined || raw === "") return "0000000000000"
+  const digits = raw.replace(/[\s-]/g, "")
+  if (!/^(0\d{9}|\d{13}|\d{15})$/.test(digits))
+    throw new ConfigError(
+      "KEYSPACE_PROMPTPAY_ID",
+      "must be a 10-digit phone number, a 13-digit tax id or a 15-digit e-wallet id",
+    )
+  return digits
+}
+
 const Url = Schema.String.check(Schema.isPattern(/^(https?|postgres(ql)?):\/\/\S+$/))
 
 export const parseConfig = (env: Env): Config => {
@@ -88,7 +109,9 @@ export const parseConfig = (env: Env): Config => {
     seed: env.KEYSPACE_SEED === "none" ? "none" : oneOf(env, "KEYSPACE_SEED", ["demo", "none"] as const, "demo"),
     clock: { mode: clockMode, start: clockStart },
     allowInsecureWebhooks: flag(env, "KEYSPACE_ALLOW_INSECURE_WEBHOOKS"),
+    webhookCaFile: env.KEYSPACE_WEBHOOK_CA_FILE || undefined,
     payments: oneOf(env, "KEYSPACE_PAYMENTS", ["sandbox"] as const, "sandbox"),
+    promptPayId: promptPayId(env),
     scheduler: oneOf(env, "KEYSPACE_SCHEDULER", ["embedded", "temporal"] as const, "embedded"),
     temporal: {
       address: env.TEMPORAL_ADDRESS || "localhost:7233",

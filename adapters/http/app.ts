@@ -10,6 +10,9 @@ import { INTERNAL_ERROR, isAppError, toErrorResponse } from "./error-table.ts"
 import { authRoutes, type ActAsHandler } from "./routes/auth.ts"
 import { operatorRoutes } from "./routes/operator.ts"
 import { adminAuth } from "./admin-auth.ts"
+import { observeRequests } from "../observability/http-observer.ts"
+import { docsRoutes } from "./routes/docs.ts"
+import { metricsRoutes } from "./routes/metrics.ts"
 
 /** A surface mounted under the bearer-token middleware (bookings, partner members, ...). */
 export interface Surface {
@@ -38,6 +41,10 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
     c.header("X-Request-Id", requestId)
     await next()
   })
+  // One request log line and the request metrics per request; the request id on every line.
+  app.use(
+    observeRequests({ logger: s.logger, metrics: s.metrics, tracer: s.tracer, requestId: (c) => c.get("requestId") }),
+  )
   // Refuse oversized bodies while streaming, before buffering them (Content-Length or not).
   app.use(
     bodyLimit({
@@ -47,6 +54,8 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   )
 
   app.get("/healthz", (c) => c.json({ status: "ok" }))
+  app.route("/", metricsRoutes(s))
+  app.route("/", docsRoutes(s, () => app.routes))
   app.route("/auth", authRoutes(s, parts.actAs))
 
   const admin = new Hono<AppEnv>()

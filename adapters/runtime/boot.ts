@@ -4,6 +4,9 @@ import { ManualClock, systemClock } from "../clock/clocks.ts"
 import { parseConfig, type Config } from "../config/config.ts"
 import { newOpaqueToken } from "../auth/secret-hash.ts"
 import { makeApp } from "../http/app.ts"
+import { contextualLogger } from "../observability/log-redaction.ts"
+import { makeMetrics } from "../observability/metrics.ts"
+import { makeTracer } from "../observability/tracing.ts"
 import { openDatabase } from "../postgres/database.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { makeLogger } from "./logger.ts"
@@ -32,12 +35,16 @@ export const boot = async (
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   const objectId = makeObjectIdFactory((bytes) => crypto.getRandomValues(bytes as Uint8Array<ArrayBuffer>))
   const adminToken = config.adminToken ?? newOpaqueToken()
+  // Every line carries the request id of the request it was written for, and is redacted.
+  const logger = contextualLogger(makeLogger(config.logLevel))
   const services: Services = {
     config,
     clock,
     database,
     newId: () => objectId(Date.now()),
-    logger: makeLogger(config.logLevel),
+    logger,
+    metrics: makeMetrics(),
+    tracer: makeTracer(env, logger),
     adminToken,
     onClockAdvanced: [],
     wake: [],
@@ -61,6 +68,7 @@ export const boot = async (
     services,
     close: async () => {
       await stopBackground()
+      await services.tracer.shutdown()
       await database.close()
     },
   }

@@ -1,5 +1,7 @@
 import type { ClockShape } from "../../core/ports/clock.ts"
 import type { Config } from "../config/config.ts"
+import type { Metrics } from "../observability/metrics.ts"
+import type { Tracer } from "../observability/tracing.ts"
 import type { Database } from "../postgres/database.ts"
 import type { Logger } from "./logger.ts"
 
@@ -13,6 +15,10 @@ export interface Services {
   readonly database: Database
   readonly newId: () => string
   readonly logger: Logger
+  /** Prometheus metrics (GET /metrics); call the named recorders, e.g. bookingStatusChanged. */
+  readonly metrics: Metrics
+  /** OpenTelemetry tracing; a no-op unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  readonly tracer: Tracer
   readonly adminToken: string
   /** Background work that must see a clock move before /clock/advance answers. */
   readonly onClockAdvanced: Array<(now: number) => Promise<void>>

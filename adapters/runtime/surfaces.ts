@@ -1,4 +1,15 @@
 import type { AppParts } from "../http/app.ts"
+import { deskRoutes } from "../http/routes/desks.ts"
+import { meetingRoomRoutes } from "../http/routes/meeting-rooms.ts"
+import { meetingRoutes } from "../http/routes/meetings.ts"
+import { operatorMeetingRoutes } from "../http/routes/operator-meetings.ts"
+import { operatorWebhookRoutes } from "../http/routes/operator-webhooks.ts"
+import { partnerMemberRoutes } from "../http/routes/partner-members.ts"
+import { payPageRoutes } from "../http/routes/pay-page.ts"
+import { actAs } from "../members/act-as.ts"
+import { recordingDeviceEnrollment } from "../members/device-enrollment.ts"
+import { startLifecycleScheduler } from "../scheduler/lifecycle.ts"
+import { startDispatcher } from "../webhooks/dispatcher.ts"
 import type { Services } from "./services.ts"
 
 /**
@@ -6,12 +17,29 @@ import type { Services } from "./services.ts"
  * Each capability adds its routes and workers here, in one place.
  */
 export const surfaces = (_s: Services): AppParts => ({
-  surfaces: [],
-  operator: [],
-  public: [],
+  surfaces: [
+    { path: "/meeting-rooms", routes: meetingRoomRoutes(_s) },
+    { path: "/desks", routes: deskRoutes(_s) },
+    { path: "/meetings", routes: meetingRoutes(_s) },
+    { path: "/partner/members", routes: partnerMemberRoutes(_s, { devices: recordingDeviceEnrollment(_s) }) },
+  ],
+  operator: [
+    { path: "/meetings", routes: operatorMeetingRoutes(_s) },
+    { path: "/", routes: operatorWebhookRoutes(_s) },
+  ],
+  public: [{ path: "/pay", routes: payPageRoutes(_s) }],
+  actAs,
 })
 
 /** Starts background workers (scheduler, webhook dispatcher); returns their stop function. */
-export const startBackground = (_s: Services): (() => Promise<void>) => {
-  return async () => {}
+export const startBackground = (s: Services): (() => Promise<void>) => {
+  // Scheduler first: its clock hook applies due ticks (writing their outbox events) before the
+  // webhook hook, registered after it, relays them.
+  const stopScheduler = startLifecycleScheduler(s)
+  // Webhooks last: its clock hook relays what the scheduler's hook (registered before) emitted.
+  const webhooks = startDispatcher(s)
+  return async () => {
+    await webhooks.stop()
+    await stopScheduler()
+  }
 }

@@ -4,6 +4,7 @@ import { Manifest, manifestReferenceErrors } from "../../../core/tenancy/manifes
 import { isManual } from "../../clock/clocks.ts"
 import { applyManifest } from "../../postgres/manifest-repo.ts"
 import type { Services } from "../../runtime/services.ts"
+import { registrationUrlErrors } from "../../webhooks/ssrf-guard.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
 import { ClockAdvanceRequest } from "../schemas/operator-requests.ts"
@@ -14,7 +15,10 @@ export const operatorRoutes = (s: Services) =>
   new Hono<AppEnv>()
     .put("/manifest", async (c) => {
       const manifest = decodeOrFail(Manifest, await readJson(c))
-      const refErrors = manifestReferenceErrors(manifest)
+      const refErrors = [
+        ...manifestReferenceErrors(manifest),
+        ...registrationUrlErrors(manifest.projects ?? [], { allowInsecure: s.config.allowInsecureWebhooks }),
+      ]
       if (refErrors.length > 0) throw new ValidationFailed({ messages: refErrors })
       const ids = await s.database.db.transaction((tx) => applyManifest(s, tx, manifest))
       return ok(c, ids)

@@ -1,0 +1,99 @@
+import { occurrenceEventId } from "../../core/booking/recurrence.ts"
+import { offsetMsAt } from "../../core/shared/local-time.ts"
+import type { BookingRow, HistoryRow, SlotRow } from "../postgres/booking-repo.ts"
+import { paymentFields } from "../payments/payment-records.ts"
+import type { PaymentRow } from "../postgres/tables/payments.ts"
+
+/**
+ * The spec's Meeting resource. Booking times carry the project's UTC offset
+ * (2030-01-07T10:00:00+07:00), so a client reads the property-local wall clock directly;
+ * createdAt/updatedAt and history times are UTC instants.
+ */
+
+const pad = (n: number) => String(Math.floor(Math.abs(n))).padStart(2, "0")
+
+/** ISO 8601 of an instant with the zone's offset at that instant. */
+export const isoWithOffset = (instant: number, timeZone: string): string => {
+  const offset = offsetMsAt(instant, timeZone)
+  const local = new Date(instant + offset).toISOString().slice(0, 19)
+  const minutes = Math.round(offset / 60_000)
+  const sign = minutes < 0 ? "-" : "+"
+  return `${local}${sign}${pad(Math.abs(minutes) / 60)}:${pad(Math.abs(minutes) % 60)}`
+}
+
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString())
+
+export interface MeetingViewContext {
+  readonly timeZone: string
+  /** Room name for meetingRoomName; desks have none in the spec. */
+  readonly assetName?: string | undefined
+  readonly histories: ReadonlyArray<HistoryRow>
+  /** The booking's payments, oldest first: `payment` (while unpaid) and billingSummaries. */
+  readonly payments?: ReadonlyArray<PaymentRow> | undefined
+  /** pinCode is a secret: shown to the organizer (and the app that booked) only. */
+  readonly showPin: boolean
+}
+
+export const historyView = (h: HistoryRow) => ({
+  action: h.action,
+  at: h.at.toISOString(),
+  ...(h.by === null ? {} : { by: h.by }),
+  ...(h.data ?? {}),
+})
+
+/**
+ * A booking as the API returns it. `slot` is the occurrence to show: for a single booking its
+ * one slot; for a series master the current occurrence; for an expanded row (`expanded`) the
+ * row's occurrence, which also adds seriesMasterId and occurrenceEventId (spec rules 7-8).
+ */
+export const meetingView = (
+  row: BookingRow,
+  slot: SlotRow,
+  ctx: MeetingViewContext,
+  options: { expanded?: boolean } = {},
+) => {
+  const tz = ctx.timeZone
+  const isSeries = row.rrule !== null
+  const assetField = row.assetKind === "room" ? { meetingRoomId: row.assetId } : { deskId: row.assetId }
+  const checkIns = slot.checkIns
+  return {
+    _id: row.id,
+    ...assetField,
+    ...(row.assetKind === "room" ? { meetingRoomName: ctx.assetName ?? "" } : {}),
+    projectId: row.projectId,
+    title: row.title,
+    body: row.body ?? "",
+    status: slot.status,
+    startDateTime: isoWithOffset(slot.startAt.getTime(), tz),
+    endDateTime: isoWithOffset(slot.endAt.getTime(), tz),
+    ...(row.timePeriod === null ? {} : { timePeriod: row.timePeriod }),
+    ...(ctx.showPin ? { pinCode: row.pinCode } : {}),
+    organizer: {
+      userId: row.organizer.userId,
+      email: row.organizer.email ?? null,
+      name: row.organizer.name ?? null,
+      displayName: row.organizer.displayName ?? row.organizer.name ?? null,
+    },
+    attendees: row.attendees.map((a) => ({
+      userId: a.userId ?? null,
+      email: a.email,
+      name: a.name ?? a.email,
+      type: a.type,
+      responseStatus: a.responseStatus,
+    })),
+    ...(row.estimatedAttendance === null ? {} : { estimatedAttendance: row.estimatedAttendance }),
+    ...paymentFields(ctx.payments ?? [], slot.status),
+    histories: ctx.histories.map(historyView),
+    checkInDateTime: checkIns.length === 0 ? null : isoWithOffset(checkIns[0]!.at, tz),
+    checkIns: checkIns.map((c) => ({ userId: c.userId, checkInDateTime: isoWithOffset(c.at, tz) })),
+    checkOutDateTime: slot.checkOutAt === null ? null : isoWithOffset(slot.checkOutAt.getTime(), tz),
+    ...(isSeries ? { recurrence: row.rrule } : {}),
+    ...(isSeries && options.expanded
+      ? { seriesMasterId: row.id, occurrenceEventId: occurrenceEventId(row.id, slot.startAt.getTime()) }
+      : {}),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(slot.updatedAt > row.updatedAt ? slot.updatedAt : row.updatedAt),
+  }
+}
+
+export type MeetingView = ReturnType<typeof meetingView>

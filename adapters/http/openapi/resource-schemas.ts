@@ -1,0 +1,294 @@
+import { Schema } from "effect"
+import { BOOKING_STATUSES } from "../../../core/booking/state.ts"
+import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
+import { AssetConfigInput } from "../../../core/tenancy/manifest.ts"
+
+/**
+ * Response resources of the spec ("Resources and their fields"), as Effect Schemas so the
+ * OpenAPI document and the typed client share them. Requests are NOT described here: their
+ * schemas are the validating ones in adapters/http/schemas/. Objects stay open (unknown fields
+ * allowed), as the spec asks clients to tolerate additions.
+ */
+
+const id =
+  (identifier: string) =>
+  <S extends Schema.Top>(s: S) =>
+    s.annotate({ identifier } as never) as S
+
+// Same pattern as the validating core/shared/ids.ts ObjectId; the `u` flag lets Effect export it
+// to JSON Schema (patterns without it are left out as approximations).
+export const ObjectId = Schema.String.check(
+  Schema.isPattern(new RegExp(OBJECT_ID_PATTERN.source, "u")),
+).annotate({
+  identifier: "ObjectId",
+  description: "24-hex-character MongoDB ObjectId string.",
+  examples: ["65f1a2b3c4d5e6f708192a3b"],
+})
+const DateTime = Schema.String.annotate({
+  format: "date-time",
+  description: "ISO 8601 with offset.",
+})
+const NullableString = Schema.NullOr(Schema.String)
+
+export const TokenResponse = id("TokenResponse")(
+  Schema.Struct({
+    access_token: Schema.String.annotate({ description: "Bearer token." }),
+    expires_in: Schema.Number.annotate({
+      description: "Access-token lifetime in seconds; never hardcode.",
+    }),
+    refresh_token: Schema.optionalKey(
+      Schema.String.annotate({ description: "Absent for act_as tokens." }),
+    ),
+    refresh_token_expires_in: Schema.optionalKey(Schema.Number),
+  }).annotate({ description: "Not wrapped in the envelope; there is no token_type." }),
+)
+
+export const Health = id("Health")(Schema.Struct({ status: Schema.Literal("ok") }))
+
+export const ClockState = id("ClockState")(
+  Schema.Struct({ now: DateTime, mode: Schema.Literals(["system", "manual"]) }),
+)
+export const ClockNow = id("ClockNow")(Schema.Struct({ now: DateTime }))
+
+const KeyMap = Schema.Record(Schema.String, Schema.String)
+export const ManifestIds = id("ManifestIds")(
+  Schema.Struct({
+    projects: Schema.Record(
+      Schema.String,
+      Schema.Struct({
+        id: Schema.String,
+        brandId: Schema.String,
+        zones: KeyMap,
+        floors: KeyMap,
+        rooms: KeyMap,
+        desks: KeyMap,
+        units: KeyMap,
+        accessGroups: KeyMap,
+        discounts: KeyMap,
+        users: KeyMap,
+        webhooks: KeyMap,
+      }),
+    ),
+    apps: KeyMap,
+  }).annotate({ description: "Every manifest key mapped to the ObjectId the service assigned." }),
+)
+
+export const AssetConfig = AssetConfigInput.annotate({ identifier: "AssetConfig" } as never)
+
+const ChargeRate = Schema.Struct({
+  perHour: Schema.Number,
+  perDay: Schema.Number,
+  amount: Schema.optionalKey(
+    Schema.Number.annotate({ description: "Price of the searched window." }),
+  ),
+})
+
+const assetFields = {
+  _id: Schema.String,
+  name: Schema.String,
+  email: Schema.String,
+  capacity: Schema.Number,
+  brandId: Schema.String,
+  projectId: Schema.String,
+  zoneId: Schema.String,
+  floorId: Schema.String,
+  isPublic: Schema.Boolean,
+  facilities: Schema.Array(Schema.String),
+  pictureUrls: Schema.Array(Schema.String),
+  chargeRate: ChargeRate,
+  config: AssetConfig,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+}
+
+export const MeetingRoom = id("MeetingRoom")(
+  Schema.Struct({
+    ...assetFields,
+    status: Schema.Literals(["active", "inactive"]),
+    type: Schema.Literals(["normal", "bedroom"]),
+    equipmentsAvailability: Schema.Struct({
+      camera: Schema.Boolean,
+      display: Schema.Boolean,
+      mic: Schema.Boolean,
+      projector: Schema.Boolean,
+      speaker: Schema.Boolean,
+    }),
+    unavailableReason: Schema.optionalKey(
+      Schema.Literals(["OPERATING_HOURS", "BREAK_TIME"]).annotate({
+        description:
+          "Only in availability searches: free but not bookable for the window. Absent means bookable.",
+      }),
+    ),
+  }),
+)
+
+export const Desk = id("Desk")(
+  Schema.Struct({
+    ...assetFields,
+    index: Schema.Number,
+    status: Schema.Literals(["active", "inactive", "in-used", "reserved", "suspended"]),
+  }),
+)
+
+export const Payment = id("Payment")(
+  Schema.Struct({
+    paymentId: Schema.String,
+    invoiceNo: Schema.String,
+    amount: Schema.Number,
+    summary: Schema.Struct({
+      subtotal: Schema.Number,
+      total: Schema.Number,
+      discounts: Schema.Array(
+        Schema.Struct({ code: Schema.String, value: Schema.Number, name: Schema.String }),
+      ),
+    }),
+    webPaymentUrl: Schema.String.annotate({ description: "Address the end user opens to pay." }),
+    webPaymentQr: Schema.String.annotate({ description: "PNG image as a base64 data URI." }),
+  }),
+)
+
+const Person = Schema.Struct({
+  userId: NullableString,
+  email: NullableString,
+  name: NullableString,
+  displayName: Schema.optionalKey(NullableString),
+})
+
+export const Meeting = id("Meeting")(
+  Schema.Struct({
+    _id: Schema.String.annotate({ description: "For a recurring series, the series master id." }),
+    meetingRoomId: Schema.optionalKey(Schema.String),
+    deskId: Schema.optionalKey(Schema.String),
+    meetingRoomName: Schema.optionalKey(Schema.String),
+    projectId: Schema.optionalKey(Schema.String),
+    title: Schema.String,
+    body: Schema.String,
+    status: Schema.Literals(BOOKING_STATUSES),
+    startDateTime: DateTime,
+    endDateTime: DateTime,
+    timePeriod: Schema.optionalKey(Schema.Literals(["morning", "afternoon", "allDay"])),
+    pinCode: Schema.optionalKey(
+      Schema.String.annotate({
+        description: "Secret; authorizes later actions for non-organizers.",
+      }),
+    ),
+    organizer: Person,
+    attendees: Schema.Array(
+      Schema.Struct({
+        userId: NullableString,
+        email: Schema.String,
+        name: NullableString,
+        type: Schema.Literals(["required", "optional"]),
+        responseStatus: Schema.optionalKey(Schema.String),
+      }),
+    ),
+    estimatedAttendance: Schema.optionalKey(Schema.Number),
+    payment: Schema.optionalKey(Payment),
+    billingSummaries: Schema.Array(Schema.Unknown),
+    histories: Schema.Array(Schema.Unknown),
+    checkInDateTime: Schema.optionalKey(Schema.NullOr(DateTime)),
+    checkOutDateTime: Schema.optionalKey(Schema.NullOr(DateTime)),
+    recurrence: Schema.optionalKey(
+      Schema.String.annotate({ description: "RRULE of a recurring series." }),
+    ),
+    seriesMasterId: Schema.optionalKey(
+      Schema.String.annotate({
+        description: "Only on an expanded occurrence row; equals the master _id.",
+      }),
+    ),
+    occurrenceEventId: Schema.optionalKey(
+      Schema.String.annotate({
+        description:
+          "Only on an expanded occurrence row; stable and unique. Key list rows on it, else on _id.",
+      }),
+    ),
+    createdAt: NullableString,
+    updatedAt: NullableString,
+  }),
+)
+
+const UnitBinding = Schema.NullOr(
+  Schema.Struct({
+    roomId: Schema.String,
+    addressNo: Schema.String,
+    groupId: Schema.String,
+    role: Schema.Literals(["owner", "participant"]),
+  }),
+)
+
+export const PartnerMember = id("PartnerMember")(
+  Schema.Struct({
+    memberId: Schema.String,
+    externalUserId: Schema.String,
+    projectId: Schema.String,
+    created: Schema.Boolean,
+    matchedBy: Schema.Literals(["link", "email", "phone", "employeeId", "provisioned"]),
+    accessGroupIds: Schema.Array(Schema.String),
+    employeeId: NullableString,
+    unit: UnitBinding,
+  }),
+)
+
+const Card = Schema.Struct({
+  cardId: Schema.String,
+  cardNo: Schema.String.annotate({ description: "Always the decimal-reversed number." }),
+  label: Schema.String,
+  type: Schema.Literals(["real", "virtual"]),
+  generated: Schema.Boolean,
+})
+const FacePresence = Schema.Struct({ present: Schema.Boolean })
+
+export const PartnerMemberDetail = id("PartnerMemberDetail")(
+  Schema.Struct({
+    memberId: Schema.String,
+    externalUserId: Schema.String,
+    projectId: Schema.String,
+    status: Schema.Literals(["active", "deactivated"]),
+    source: Schema.String,
+    userType: Schema.Literals(["member", "visitor"]),
+    accessGroupIds: Schema.Array(Schema.String),
+    employeeId: NullableString,
+    unit: UnitBinding,
+    profile: Schema.Struct({
+      firstName: Schema.String,
+      lastName: Schema.String,
+      profileName: NullableString,
+      email: NullableString,
+      phone: NullableString,
+    }),
+    credentials: Schema.Struct({ cards: Schema.Array(Card), face: FacePresence }).annotate({
+      description: "Face bytes are never returned.",
+    }),
+  }),
+)
+
+export const PartnerCredentials = id("PartnerCredentials")(
+  Schema.Struct({ memberId: Schema.String, cards: Schema.Array(Card), face: FacePresence }),
+)
+
+export const DeliveryLogEntry = id("DeliveryLogEntry")(
+  Schema.Struct({
+    id: Schema.String,
+    type: Schema.String,
+    state: Schema.Literals(["pending", "delivered", "failed"]),
+    attempts: Schema.Array(
+      Schema.Struct({
+        time: DateTime,
+        statusCode: Schema.optionalKey(Schema.Number),
+        error: Schema.optionalKey(Schema.String),
+      }),
+    ),
+  }),
+)
+
+export const DeliveryAccepted = id("DeliveryAccepted")(
+  Schema.Struct({ id: Schema.String.annotate({ description: "The delivery envelope id." }) }),
+)
+
+export type TokenResponse = typeof TokenResponse.Type
+export type MeetingRoom = typeof MeetingRoom.Type
+export type Desk = typeof Desk.Type
+export type Meeting = typeof Meeting.Type
+export type PartnerMember = typeof PartnerMember.Type
+export type PartnerMemberDetail = typeof PartnerMemberDetail.Type
+export type PartnerCredentials = typeof PartnerCredentials.Type

@@ -1,0 +1,102 @@
+import { Hono, type Context } from "hono"
+import {
+  renderBadRequestPage,
+  renderDeclinedPage,
+  renderErrorPage,
+  renderNotFoundPage,
+  renderPaidPage,
+  renderPayPage,
+  renderStatusPage,
+} from "../../payments/pay-page.ts"
+import { payPageModel, settlePayment } from "../../payments/payment-service.ts"
+import type { Services } from "../../runtime/services.ts"
+import type { AppEnv } from "../app-env.ts"
+
+/**
+ * GET/POST /pay/{paymentId}: the sandbox gateway's hosted page (operator contract section 4).
+ * Public on purpose: the payer is a person with a browser, not an API client, and the
+ * unguessable paymentId in the address is what the client handed them.
+ */
+
+const originOf = (url: string | null): string | undefined => {
+  if (url === null) return undefined
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * No script, images only as data URIs, no framing (a Pay button must not be clickjacked), and
+ * the form may only post here or be redirected to the booking's frontendRedirectUrl origin
+ * (Chromium applies form-action to the redirect that follows the post).
+ */
+const html = (
+  c: Context<AppEnv>,
+  body: string,
+  status: 200 | 400 | 404 | 409,
+  redirectOrigin?: string,
+) => {
+  const formAction = ["'self'", ...(redirectOrigin ? [redirectOrigin] : [])].join(" ")
+  c.header(
+    "Content-Security-Policy",
+    [
+      "default-src 'none'",
+      "img-src data:",
+      "style-src 'unsafe-inline'",
+      `form-action ${formAction}`,
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join("; "),
+  )
+  c.header("X-Frame-Options", "DENY")
+  c.header("X-Content-Type-Options", "nosniff")
+  c.header("Referrer-Policy", "no-referrer")
+  c.header("Cache-Control", "no-store")
+  return c.html(body, status)
+}
+
+export const payPageRoutes = (s: Services) => {
+  const routes = new Hono<AppEnv>()
+
+  routes.get("/:paymentId", async (c) => {
+    const paymentId = c.req.param("paymentId")
+    const model = await payPageModel(s, paymentId)
+    if (!model) return html(c, renderNotFoundPage(), 404)
+    const status = model.payment.status
+    const redirectOrigin = originOf(model.payment.frontendRedirectUrl)
+    if (status === "pending" && !model.lapsed)
+      return html(c, renderPayPage(model, c.req.path), 200, redirectOrigin)
+    return html(c, renderStatusPage(model, status === "pending" ? "expired" : status), 200)
+  })
+
+  routes.post("/:paymentId", async (c) => {
+    const paymentId = c.req.param("paymentId")
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>)
+    const outcome = form["outcome"]
+    if (outcome !== "paid" && outcome !== "failed")
+      return html(c, renderBadRequestPage('outcome: must be "paid" or "failed"'), 400)
+    const result = await settlePayment(s, paymentId, outcome)
+    if (result._tag === "NotFound") return html(c, renderNotFoundPage(), 404)
+    const model = await payPageModel(s, paymentId)
+    if (!model) return html(c, renderNotFoundPage(), 404)
+    switch (result._tag) {
+      case "Refused":
+        return html(c, renderErrorPage(model, result.reason), 409)
+      case "Declined":
+        return html(c, renderDeclinedPage(model), 200)
+      case "Paid": {
+        const target = result.payment.frontendRedirectUrl
+        // 303: the browser follows with a GET, so a reload of the target never re-posts.
+        if (target) {
+          c.header("Cache-Control", "no-store")
+          return c.redirect(target, 303)
+        }
+        return html(c, renderPaidPage(model), 200)
+      }
+    }
+  })
+
+  return routes
+}

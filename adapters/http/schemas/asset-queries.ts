@@ -1,0 +1,71 @@
+import { Schema } from "effect"
+import { ObjectId } from "../../../core/shared/ids.ts"
+import { noNul, OffsetDateTime, QueryInt, TimePeriod } from "./meeting-requests.ts"
+
+/** Query shapes of GET /meeting-rooms and GET /desks (spec Endpoints: Meeting rooms, Desks). */
+
+const Name = Schema.String.check(Schema.isMaxLength(200, { message: "must be at most 200 characters" }), noNul)
+
+export const ListRoomsQuery = Schema.Struct({
+  projectId: ObjectId,
+  zoneId: Schema.optionalKey(ObjectId),
+  floorId: Schema.optionalKey(ObjectId),
+  locationId: Schema.optionalKey(ObjectId),
+  ids: Schema.optionalKey(Schema.Array(ObjectId)),
+  name: Schema.optionalKey(Name),
+  status: Schema.optionalKey(Schema.Array(Schema.Literals(["active", "inactive"]))),
+  type: Schema.optionalKey(Schema.Literals(["normal", "bedroom"])),
+  minCapacity: Schema.optionalKey(QueryInt(1, 1_000_000)),
+  startDateTime: Schema.optionalKey(OffsetDateTime),
+  endDateTime: Schema.optionalKey(OffsetDateTime),
+})
+export type ListRoomsQuery = typeof ListRoomsQuery.Type
+export const LIST_ROOMS_ARRAY_KEYS = ["ids", "status"] as const
+
+export const DESK_STATUSES = ["active", "inactive", "in-used", "reserved", "suspended"] as const
+
+export const ListDesksQuery = Schema.Struct({
+  projectId: Schema.optionalKey(ObjectId),
+  brandId: Schema.optionalKey(ObjectId),
+  zoneId: Schema.optionalKey(ObjectId),
+  floorId: Schema.optionalKey(ObjectId),
+  locationId: Schema.optionalKey(ObjectId),
+  ids: Schema.optionalKey(Schema.Array(ObjectId)),
+  name: Schema.optionalKey(Name),
+  email: Schema.optionalKey(Name),
+  status: Schema.optionalKey(Schema.Literals(DESK_STATUSES)),
+  statuses: Schema.optionalKey(Schema.Array(Schema.Literals(DESK_STATUSES))),
+  startDateTime: Schema.optionalKey(OffsetDateTime),
+  endDateTime: Schema.optionalKey(OffsetDateTime),
+  timePeriod: Schema.optionalKey(TimePeriod),
+  limit: Schema.optionalKey(QueryInt(0, 3000)),
+  offset: Schema.optionalKey(QueryInt(0, 1_000_000_000)),
+})
+export type ListDesksQuery = typeof ListDesksQuery.Type
+export const LIST_DESKS_ARRAY_KEYS = ["ids", "statuses"] as const
+
+/** Optional window of an asset's booking calendar (GET /meeting-rooms/{id}, /desks/{id}). */
+export const CalendarQuery = Schema.Struct({
+  from: Schema.optionalKey(OffsetDateTime),
+  to: Schema.optionalKey(OffsetDateTime),
+})
+
+const present = (raw: Record<string, unknown>, key: string) => raw[key] !== undefined
+
+/** Rooms: a window is startDateTime and endDateTime together. */
+export const roomQueryCrossErrors = (raw: Record<string, unknown>): string[] =>
+  present(raw, "startDateTime") !== present(raw, "endDateTime")
+    ? ["startDateTime, endDateTime: an availability window needs both startDateTime and endDateTime"]
+    : []
+
+/** Desks: startDateTime plus exactly one of endDateTime or timePeriod. */
+export const deskQueryCrossErrors = (raw: Record<string, unknown>): string[] => {
+  const start = present(raw, "startDateTime")
+  const end = present(raw, "endDateTime")
+  const period = present(raw, "timePeriod")
+  if (!start && !end && !period) return []
+  if (!start) return ["startDateTime: is required with endDateTime or timePeriod"]
+  if (end === period)
+    return ["endDateTime, timePeriod: an availability window takes exactly one of endDateTime or timePeriod"]
+  return []
+}

@@ -1,0 +1,203 @@
+import { Result, Schema } from "effect"
+import { BOOKING_STATUSES } from "../../../core/booking/state.ts"
+import { ObjectId } from "../../../core/shared/ids.ts"
+import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
+import { ValidationFailed } from "../../../core/shared/errors.ts"
+import { decodeOrFail } from "../validation.ts"
+
+/**
+ * Request shapes of the Meetings endpoints (spec CreateMeetingRequest, UpdateMeetingRequest,
+ * GET /meetings query). Field-level rules live in the schemas; rules that tie several fields
+ * together ("exactly one of") are the *CrossErrors functions, so one 400 lists both kinds.
+ */
+
+/** ISO 8601 with an explicit offset (spec convention 3); seconds are truncated later. */
+export const OffsetDateTime = Schema.String.check(
+  Schema.makeFilter((text: string) => {
+    const r = parseOffsetDateTime(text)
+    return Result.isSuccess(r) ? undefined : r.failure
+  }),
+)
+
+/** PostgreSQL text and jsonb cannot hold U+0000: refused here, not as a database error. */
+export const noNul = Schema.makeFilter((text: string) => !text.includes("\u0000") || "must not contain NUL characters")
+
+const Email = Schema.String.check(
+  Schema.isPattern(/^[^@\s\u0000]+@[^@\s\u0000]+\.[^@\s\u0000]+$/, { message: "must be an email address" }),
+  Schema.isMaxLength(320),
+)
+
+export const Text = (max: number) =>
+  Schema.String.check(Schema.isMaxLength(max, { message: `must be at most ${max} characters` }), noNul)
+
+// The spec says "integer, min 0"; the cap keeps it inside a PostgreSQL integer.
+const NonNegativeInt = Schema.Number.check(
+  Schema.makeFilter(
+    (n: number) => (Number.isInteger(n) && n >= 0 && n <= 1_000_000) || "must be an integer between 0 and 1000000",
+  ),
+)
+
+export const TIME_PERIODS = ["morning", "afternoon", "allDay"] as const
+export const TimePeriod = Schema.Literals(TIME_PERIODS)
+
+export const PAYMENT_CHANNELS = ["prompt-pay", "credit-card", "alipay", "true-money", "we-chat"] as const
+
+const HttpUrl = Schema.String.check(
+  Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/i, { message: "must be an absolute http(s) URI" }),
+  Schema.isMaxLength(2048),
+  noNul,
+)
+
+export const AttendeeInput = Schema.Struct({
+  email: Email,
+  id: Schema.optionalKey(ObjectId),
+  type: Schema.optionalKey(Schema.Literals(["required", "optional"])),
+})
+export type AttendeeInput = typeof AttendeeInput.Type
+
+const Attendees = Schema.Array(AttendeeInput).check(
+  Schema.isMaxLength(500, { message: "at most 500 attendees" }),
+)
+const DraftEnds = Schema.Array(OffsetDateTime).check(
+  Schema.isMaxLength(24, { message: "at most 24 candidate end times" }),
+)
+
+export const CreateMeetingRequest = Schema.Struct({
+  meetingRoomId: Schema.optionalKey(ObjectId),
+  deskId: Schema.optionalKey(ObjectId),
+  title: Text(500).check(Schema.isMinLength(1, { message: "must not be empty" })),
+  body: Schema.optionalKey(Text(20_000)),
+  startDateTime: OffsetDateTime,
+  endDateTime: Schema.optionalKey(OffsetDateTime),
+  timePeriod: Schema.optionalKey(TimePeriod),
+  attendees: Schema.optionalKey(Attendees),
+  estimatedAttendance: Schema.optionalKey(NonNegativeInt),
+  paymentChannel: Schema.optionalKey(Schema.Literals(PAYMENT_CHANNELS)),
+  discountCode: Schema.optionalKey(Text(64)),
+  frontendRedirectUrl: Schema.optionalKey(HttpUrl),
+  draft: Schema.optionalKey(Schema.Boolean),
+  draftEndDateTimes: Schema.optionalKey(DraftEnds),
+  /** Extension: RFC 5545 RRULE subset for rooms (core/booking/recurrence.ts). */
+  recurrence: Schema.optionalKey(Text(500)),
+})
+export type CreateMeetingRequest = typeof CreateMeetingRequest.Type
+
+const has = (raw: Record<string, unknown>, key: string) => raw[key] !== undefined && raw[key] !== null
+
+/** Spec Meetings rule 1 and the timePeriod/draft pairings, on the raw body. */
+export const createMeetingCrossErrors = (raw: Record<string, unknown>): string[] => {
+  const errors: string[] = []
+  const room = has(raw, "meetingRoomId")
+  const desk = has(raw, "deskId")
+  if (room === desk) errors.push("meetingRoomId, deskId: exactly one of meetingRoomId or deskId is required")
+  if (room && !desk) {
+    if (!has(raw, "endDateTime")) errors.push("endDateTime: is required for a meeting room")
+    if (has(raw, "timePeriod")) errors.push("timePeriod: is only for desks")
+  }
+  if (desk && !room) {
+    if (has(raw, "endDateTime") === has(raw, "timePeriod"))
+      errors.push("endDateTime, timePeriod: a desk takes exactly one of endDateTime or timePeriod")
+    if (has(raw, "recurrence")) errors.push("recurrence: recurring series are for meeting rooms only")
+  }
+  if (has(raw, "draftEndDateTimes") && raw["draft"] !== true)
+    errors.push("draftEndDateTimes: is only allowed with draft true")
+  return errors
+}
+
+export const UpdateMeetingRequest = Schema.Struct({
+  title: Schema.optionalKey(Text(500).check(Schema.isMinLength(1, { message: "must not be empty" }))),
+  body: Schema.optionalKey(Text(20_000)),
+  startDateTime: Schema.optionalKey(OffsetDateTime),
+  endDateTime: Schema.optionalKey(OffsetDateTime),
+  timePeriod: Schema.optionalKey(TimePeriod),
+  attendees: Schema.optionalKey(Attendees),
+  estimatedAttendance: Schema.optionalKey(NonNegativeInt),
+  pinCode: Schema.optionalKey(Text(64)),
+  paymentChannel: Schema.optionalKey(Schema.Literals(PAYMENT_CHANNELS)),
+  discountCode: Schema.optionalKey(Text(64)),
+  frontendRedirectUrl: Schema.optionalKey(HttpUrl),
+  draft: Schema.optionalKey(Schema.Boolean),
+  draftEndDateTimes: Schema.optionalKey(DraftEnds),
+})
+export type UpdateMeetingRequest = typeof UpdateMeetingRequest.Type
+
+export const updateMeetingCrossErrors = (raw: Record<string, unknown>): string[] => {
+  const errors: string[] = []
+  if (has(raw, "endDateTime") && has(raw, "timePeriod"))
+    errors.push("endDateTime, timePeriod: give at most one of endDateTime or timePeriod")
+  if (has(raw, "draftEndDateTimes") && raw["draft"] !== true)
+    errors.push("draftEndDateTimes: is only allowed with draft true")
+  return errors
+}
+
+/** Optional body of cancel, check-in and check-out. */
+export const MeetingActionRequest = Schema.Struct({
+  pinCode: Schema.optionalKey(Text(64)),
+  paymentId: Schema.optionalKey(Text(64)),
+})
+
+export const RejectMeetingRequest = Schema.Struct({
+  reason: Schema.optionalKey(Text(1000)),
+})
+
+/** A query integer within [min, max], given as a decimal string. */
+export const QueryInt = (min: number, max: number) =>
+  Schema.String.check(
+    Schema.makeFilter(
+      (text: string) =>
+        (/^\d{1,9}$/.test(text) && Number(text) >= min && Number(text) <= max) ||
+        `must be an integer between ${min} and ${max}`,
+    ),
+  )
+
+export const ASSET_TYPES = ["room", "desk"] as const
+
+export const ListMeetingsQuery = Schema.Struct({
+  from: OffsetDateTime,
+  to: OffsetDateTime,
+  projectId: Schema.optionalKey(ObjectId),
+  meetingRoomId: Schema.optionalKey(ObjectId),
+  meetingRoomIds: Schema.optionalKey(Schema.Array(ObjectId)),
+  deskId: Schema.optionalKey(ObjectId),
+  deskIds: Schema.optionalKey(Schema.Array(ObjectId)),
+  organizerId: Schema.optionalKey(ObjectId),
+  organizerEmails: Schema.optionalKey(Schema.Array(Email)),
+  attendeeEmails: Schema.optionalKey(Schema.Array(Email)),
+  statuses: Schema.optionalKey(Schema.Array(Schema.Literals(BOOKING_STATUSES))),
+  assetType: Schema.optionalKey(Schema.Literals(ASSET_TYPES)),
+  limit: Schema.optionalKey(QueryInt(0, 3000)),
+  offset: Schema.optionalKey(QueryInt(0, 1_000_000_000)),
+})
+export type ListMeetingsQuery = typeof ListMeetingsQuery.Type
+
+export const LIST_MEETINGS_ARRAY_KEYS = [
+  "meetingRoomIds",
+  "deskIds",
+  "organizerEmails",
+  "attendeeEmails",
+  "statuses",
+] as const
+
+/**
+ * decodeOrFail plus the cross-field rules: one 400 SV001 lists every violated constraint,
+ * field-level and cross-field alike.
+ */
+export const decodeWithCrossRules = <S extends Schema.Top>(
+  schema: S,
+  raw: unknown,
+  crossErrors: (raw: Record<string, unknown>) => string[],
+): S["Type"] => {
+  const cross =
+    typeof raw === "object" && raw !== null && !Array.isArray(raw)
+      ? crossErrors(raw as Record<string, unknown>)
+      : []
+  try {
+    const value = decodeOrFail(schema, raw)
+    if (cross.length > 0) throw new ValidationFailed({ messages: cross })
+    return value
+  } catch (e) {
+    if (e instanceof ValidationFailed && cross.length > 0 && !e.messages.includes(cross[0]!))
+      throw new ValidationFailed({ messages: [...e.messages, ...cross] })
+    throw e
+  }
+}

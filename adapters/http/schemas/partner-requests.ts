@@ -1,0 +1,112 @@
+import { Result, Schema } from "effect"
+import { CardCodeFormat } from "../../../core/member/card-number.ts"
+import { normalizePhone } from "../../../core/member/phone.ts"
+import { ValidationFailed } from "../../../core/shared/errors.ts"
+
+/**
+ * Request shapes of the partner member endpoints (spec, Partner member resources). Omitted
+ * optional fields are left untouched; `null` is accepted only where the spec gives it a
+ * meaning (unit, face), so a client sending null elsewhere learns it was not applied.
+ */
+
+/** PostgreSQL text cannot hold NUL; refusing it here keeps it a 400 rather than a 500. */
+const NO_NUL = Schema.makeFilter((s: string) =>
+  s.includes("\u0000") ? "must not contain NUL characters" : undefined,
+)
+
+const Text = (min: number, max: number) =>
+  Schema.String.check(
+    NO_NUL,
+    Schema.makeFilter((s: string) =>
+      s.length < min
+        ? min === 1
+          ? "must not be empty"
+          : `must be at least ${min} characters`
+        : s.length > max
+          ? `must be at most ${max} characters`
+          : undefined,
+    ),
+  )
+
+const Email = Schema.String.check(
+  NO_NUL,
+  Schema.isPattern(/^\s*[^@\s]+@[^@\s]+\.[^@\s]+\s*$/, { message: "must be an email address" }),
+  Schema.isMaxLength(320, { message: "must be at most 320 characters" }),
+)
+
+const Phone = Schema.String.check(
+  Schema.makeFilter((s: string) => {
+    const r = normalizePhone(s)
+    return Result.isSuccess(r) ? undefined : r.failure
+  }),
+)
+
+export const UnitRequestBody = Schema.Struct({
+  addressNo: Text(1, 128),
+  zoneId: Schema.optionalKey(Text(1, 64)),
+  unitId: Schema.optionalKey(Text(1, 64)),
+})
+
+/** PartnerMemberUpsertRequest. */
+export const PartnerMemberUpsertRequest = Schema.Struct({
+  firstName: Text(1, 100),
+  lastName: Text(0, 100),
+  profileName: Schema.optionalKey(Text(0, 100)),
+  email: Schema.optionalKey(Email),
+  phone: Schema.optionalKey(Phone),
+  employeeId: Schema.optionalKey(Text(1, 64)),
+  unit: Schema.optionalKey(Schema.NullOr(UnitRequestBody)),
+})
+export type PartnerMemberUpsertRequest = typeof PartnerMemberUpsertRequest.Type
+
+/** ISO 8601 with an explicit offset (spec convention 3); Date.parse alone admits "1". */
+const DateTime = Schema.String.check(
+  Schema.isPattern(/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/i, {
+    message: "must be an ISO 8601 date-time with an offset",
+  }),
+)
+
+/** Limits: cards per member. */
+export const MAX_CARDS_PER_REQUEST = 20
+
+const CardItem = Schema.Struct({
+  cardNo: Text(1, 32),
+  cardCodeFormat: Schema.optionalKey(CardCodeFormat),
+  label: Schema.optionalKey(Text(0, 100)),
+})
+
+/**
+ * PartnerCredentialsRequest. face and faceConsentAt are only type-checked here; decoding the
+ * image, the consent rule and card-number parsing are core rules (core/member/credentials.ts).
+ */
+export const PartnerCredentialsRequest = Schema.Struct({
+  cards: Schema.optionalKey(
+    Schema.Array(CardItem).check(
+      Schema.isMaxLength(MAX_CARDS_PER_REQUEST, {
+        message: `must hold at most ${MAX_CARDS_PER_REQUEST} cards`,
+      }),
+    ),
+  ),
+  face: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  faceConsentAt: Schema.optionalKey(DateTime),
+})
+export type PartnerCredentialsRequest = typeof PartnerCredentialsRequest.Type
+
+/** Path parameter externalUserId: 1-128 characters (code points), opaque to the service. */
+export const MAX_EXTERNAL_USER_ID = 128
+
+export const checkExternalUserId = (id: string): string => {
+  const length = [...id].length
+  if (length === 0 || id.trim() === "")
+    throw new ValidationFailed({ messages: ["externalUserId: must not be empty"] })
+  // Control characters cannot be stored as text (NUL) or logged safely; no real id has them.
+  if (/\p{Cc}/u.test(id))
+    throw new ValidationFailed({
+      messages: ["externalUserId: must not contain control characters"],
+    })
+  if (length > MAX_EXTERNAL_USER_ID)
+    throw new ValidationFailed({
+      messages: [`externalUserId: must be at most ${MAX_EXTERNAL_USER_ID} characters`],
+    })
+  return id
+}

@@ -1,0 +1,255 @@
+import type {
+  BookingTick,
+  LifecycleSchedulerShape,
+  TickOutcome,
+} from "../../core/ports/lifecycle-scheduler.ts"
+import type { Database, Tx } from "../postgres/database.ts"
+import type { Services } from "../runtime/services.ts"
+import {
+  claimDueTicks,
+  claimTickById,
+  unmarkTickFired,
+  countRunnable,
+  markClaimedTickFired,
+  nextRunAt,
+  recordTickFailure,
+  TICKS_CHANNEL,
+  type ClaimedTick,
+} from "./ticks.ts"
+
+/**
+ * Applies one due tick inside the worker's transaction: load and lock the booking, ask the
+ * core (applicableTick) what the tick does, persist it. Returns `Deferred` when the booking is
+ * locked by a user transaction right now (the tick stays pending and is retried shortly).
+ */
+export type ApplyTick = (tx: Tx, tick: BookingTick, at: number) => Promise<TickOutcome | Deferred>
+export interface Deferred {
+  readonly _tag: "Deferred"
+}
+export const DEFERRED: Deferred = { _tag: "Deferred" }
+
+export interface EmbeddedOptions {
+  /** Ticks claimed per transaction. */
+  readonly batchSize?: number
+  /** Longest sleep without a known due tick: a safety net for a missed wake-up. */
+  readonly maxSleepMs?: number
+  readonly maxAttempts?: number
+  /** Called after each applied tick (tests and the bench count and time them). */
+  readonly onApplied?: (tick: BookingTick, outcome: TickOutcome, at: number) => void
+}
+
+export interface EmbeddedScheduler extends LifecycleSchedulerShape {
+  /** Applies every tick runnable at `now`; resolves to how many were applied. */
+  readonly drainOnce: (now: number) => Promise<number>
+  readonly wake: () => void
+}
+
+/**
+ * The durable embedded scheduler (KEYSPACE_SCHEDULER=embedded, the default).
+ *
+ * Rows of scheduled_ticks are claimed with FOR UPDATE SKIP LOCKED in due order; each tick's
+ * effect and its `done` mark commit together (a batch per transaction; a failing tick makes
+ * the batch re-run one tick per transaction, so it cannot hold back its neighbours). Several
+ * processes on one database therefore share the work and a tick is never applied twice.
+ *
+ * Timing: on the system clock the worker sleeps until the earliest pending run time (capped
+ * by maxSleepMs), and is woken early by `wake()` (Services.wake, called after a booking
+ * commit) or, on PostgreSQL, by NOTIFY from any process. On the manual clock nothing is due
+ * until the clock moves, so it waits for wake-ups only, and `drainUntil` (the clock advance
+ * hook) applies each tick at its own due time, in order.
+ */
+export const makeEmbeddedScheduler = (
+  s: Services,
+  applyTick: ApplyTick,
+  options: EmbeddedOptions = {},
+): EmbeddedScheduler => {
+  const batchSize = options.batchSize ?? 50
+  const maxSleepMs = options.maxSleepMs ?? 60_000
+  const maxAttempts = options.maxAttempts ?? 10
+  const db: Database = s.database
+  const manual = s.clock.mode === "manual"
+  const log = s.logger.child({ component: "scheduler" })
+
+  // One drain at a time per process: the clock hook must not return while the background
+  // loop holds claimed-but-uncommitted ticks (SKIP LOCKED would hide them from the hook).
+  let running: Promise<unknown> = Promise.resolve()
+  const exclusive = <A>(f: () => Promise<A>): Promise<A> => {
+    const next = running.then(f, f)
+    running = next.catch(() => {})
+    return next
+  }
+
+  const atOf = (tick: ClaimedTick, now: number, stepped: boolean): number =>
+    // The manual clock jumped over the due time: apply as if at it (events' occurredAt), so
+    // a one-hour advance replays the hour tick by tick. The system clock fires at now.
+    stepped ? tick.dueAt : now
+
+  /**
+   * One batch in one transaction (the fast path: no savepoint per tick). If any tick throws,
+   * the batch rolls back and its ticks are re-run one transaction each, so the failing tick
+   * is isolated, recorded and retried later while its neighbours are applied.
+   */
+  const runBatch = async (now: number, stepped: boolean): Promise<[number, number]> => {
+    let applied: Array<[BookingTick, TickOutcome, number]> = []
+    let claimed: Array<ClaimedTick> = []
+    try {
+      await db.db.transaction(async (tx) => {
+        claimed = await claimDueTicks(tx, now, batchSize)
+        for (const tick of claimed) {
+          const at = atOf(tick, now, stepped)
+          const outcome = await applyInTx(tx, tick, at)
+          if (outcome !== undefined) applied.push([tick, outcome, at])
+        }
+      })
+    } catch (e) {
+      if (claimed.length === 0) throw e
+      applied = []
+      for (const tick of claimed) {
+        const at = atOf(tick, now, stepped)
+        const outcome = await applyAlone(tick, now, at)
+        if (outcome !== undefined) applied.push([tick, outcome, at])
+      }
+    }
+    for (const [tick, outcome, at] of applied) options.onApplied?.(tick, outcome, at)
+    return [applied.length, claimed.length]
+  }
+
+  /** Ledger, then effect, in the caller's transaction; undefined = nothing applied. */
+  const applyInTx = async (tx: Tx, tick: ClaimedTick, at: number): Promise<TickOutcome | undefined> => {
+    // Ledger first: the effect below may drop the booking's other pending ticks (and this one).
+    if (!(await markClaimedTickFired(tx, tick, at))) return undefined
+    const outcome = await applyTick(tx, tick, at)
+    if (outcome._tag === "Deferred") {
+      await unmarkTickFired(tx, tick)
+      return undefined
+    }
+    return outcome
+  }
+
+  const applyAlone = async (tick: ClaimedTick, now: number, at: number): Promise<TickOutcome | undefined> => {
+    try {
+      return await db.db.transaction(async (tx) => {
+        const mine = await claimTickById(tx, tick.id, now)
+        return mine === undefined ? undefined : applyInTx(tx, mine, at)
+      })
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e)
+      const verdict = await db.db.transaction((tx) =>
+        recordTickFailure(tx, tick, s.clock.now(), message, maxAttempts),
+      )
+      log.log(verdict === "failed" ? "error" : "warn", "scheduler tick failed", {
+        bookingId: tick.bookingId,
+        kind: tick.kind,
+        dueAt: new Date(tick.dueAt).toISOString(),
+        attempts: tick.attempts + 1,
+        error: message,
+      })
+      return undefined
+    }
+  }
+
+  /** Drains everything runnable at `now`; yields between batches. */
+  const drain = async (now: number, stepped: boolean): Promise<number> => {
+    let total = 0
+    for (;;) {
+      const [applied, claimed] = await runBatch(now, stepped)
+      total += applied
+      if (claimed === 0) return total
+      // Nothing applied from a full claim (bookings locked by user transactions): back off.
+      if (applied === 0) await sleep(10)
+    }
+  }
+
+  const drainOnce = (now: number) => exclusive(() => drain(now, manual))
+
+  const drainUntil = async (now: number): Promise<void> => {
+    await exclusive(() => drain(now, true))
+    // Rows locked by another process are invisible to SKIP LOCKED: wait until they are done,
+    // so the clock advance answers only when every due tick has been applied.
+    for (let i = 0; i < 500 && (await countRunnable(db.db, now)) > 0; i++) {
+      await sleep(20)
+      await exclusive(() => drain(now, true))
+    }
+  }
+
+  // --- background loop -------------------------------------------------------------------
+  let stopped = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let wakeUp: (() => void) | undefined
+  let woken = false
+
+  const wake = (): void => {
+    woken = true
+    wakeUp?.()
+  }
+
+  const waitFor = (ms: number | undefined): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (woken || stopped) return resolve()
+      wakeUp = resolve
+      if (ms !== undefined) timer = setTimeout(resolve, Math.max(0, ms))
+    }).then(() => {
+      if (timer !== undefined) clearTimeout(timer)
+      timer = undefined
+      wakeUp = undefined
+    })
+
+  const loop = async (): Promise<void> => {
+    while (!stopped) {
+      woken = false
+      try {
+        await drainOnce(s.clock.now())
+        if (manual) {
+          await waitFor(undefined)
+        } else {
+          const next = await nextRunAt(db.db)
+          const delay = next === undefined ? maxSleepMs : Math.min(next - s.clock.now(), maxSleepMs)
+          await waitFor(delay)
+        }
+      } catch (e) {
+        if (stopped) return
+        log.log("error", "scheduler loop failed; retrying", {
+          error: e instanceof Error ? e.message : String(e),
+        })
+        await waitFor(1000)
+      }
+    }
+  }
+
+  /**
+   * Registers the wake-up and the clock hook synchronously (the hook order in surfaces.ts is
+   * the order of application: ticks before webhook deliveries), then runs the loop.
+   */
+  const start = (): (() => Promise<void>) => {
+    s.wake.push(wake)
+    const hook = (now: number) => drainUntil(now)
+    if (manual) s.onClockAdvanced.push(hook)
+    const unlisten = db.listen(TICKS_CHANNEL, wake).catch((e: unknown) => {
+      log.log("warn", "scheduler LISTEN failed; relying on timers", { error: String(e) })
+      return async () => {}
+    })
+    const done = loop()
+    return async () => {
+      stopped = true
+      wake()
+      await done
+      await (await unlisten)()
+      const i = s.wake.indexOf(wake)
+      if (i >= 0) s.wake.splice(i, 1)
+      const j = s.onClockAdvanced.indexOf(hook)
+      if (j >= 0) s.onClockAdvanced.splice(j, 1)
+      await running
+    }
+  }
+
+  return {
+    name: "embedded",
+    bookingCommitted: async () => wake(),
+    drainUntil,
+    drainOnce,
+    start,
+    wake,
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))

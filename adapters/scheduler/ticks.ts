@@ -1,0 +1,308 @@
+import { sql } from "drizzle-orm"
+import type { ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
+import type { Booking } from "../../core/booking/state.ts"
+import {
+  compareTicks,
+  timeline,
+  type TickKind,
+  type TimelineBooking,
+} from "../../core/booking/timeline.ts"
+import type { BookingTick, LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
+import { execute, type Queryable } from "../postgres/database.ts"
+
+/**
+ * The scheduled_ticks table as the booking code and both scheduler adapters use it: write a
+ * booking's ticks inside the booking's transaction, claim due ticks, and the fired ledger.
+ */
+
+/** Equal due times: transitions before reminders (mirrors core compareTicks). */
+export const TICK_RANK: Record<TickKind, number> = {
+  "unpaid-timeout": 0,
+  "post-start-expire": 1,
+  end: 2,
+  "pre-start": 3,
+  "post-start-warn": 4,
+  "pre-end": 5,
+}
+
+/** Reminder kinds: a stale reminder is never worth sending, a stale transition still is. */
+const REMINDERS: ReadonlySet<TickKind> = new Set(["pre-start", "post-start-warn", "pre-end"])
+
+/** The Postgres NOTIFY channel new ticks announce themselves on (delivered at commit). */
+export const TICKS_CHANNEL = "keyspace_ticks"
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The timeline view of a stored booking (one occurrence: the booking's current times). */
+export const timelineBookingOf = (
+  booking: Booking,
+  options: { readonly paymentExpiresAt?: number | undefined } = {},
+): TimelineBooking => ({
+  id: booking.id,
+  status: booking.status,
+  start: booking.start,
+  end: booking.end,
+  createdAt: booking.createdAt,
+  paymentExpiresAt: options.paymentExpiresAt,
+  checkedIn: booking.checkIns.length > 0,
+})
+
+/**
+ * Replaces a booking's pending ticks with those of its current state, inside the caller's
+ * transaction (create, update, payment, check-in; cancel/check-out/terminal leave none).
+ *
+ * - Ticks already fired (`done`) are kept and never re-inserted: the unique key makes a
+ *   reschedule to the same time a no-op, so a reminder is sent at most once.
+ * - A reminder whose due time is already past at `now` is not scheduled (an update that moved
+ *   the start to 5 minutes from now must not announce "15 minutes to go"); transitions are
+ *   always scheduled, overdue ones fire at once.
+ * - On PostgreSQL a NOTIFY wakes every scheduler process when the transaction commits.
+ */
+export const scheduleTicks = (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+): Promise<void> => writeTicks(tx, bookingId, snapshots, now, undefined)
+
+/** Same, for some occurrences of a series only: the other occurrences' ticks stay. */
+export const replaceOccurrenceTicks = (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+): Promise<void> =>
+  writeTicks(
+    tx,
+    bookingId,
+    snapshots,
+    now,
+    snapshots.map((x) => x.occurrenceIndex),
+  )
+
+const writeTicks = async (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+  occurrences: ReadonlyArray<number> | undefined,
+): Promise<void> => {
+  if (occurrences === undefined) {
+    await dropBookingTicks(tx, bookingId)
+  } else if (occurrences.length > 0) {
+    const list = sql.join(
+      occurrences.map((o) => sql`${o}`),
+      sql`, `,
+    )
+    await tx.execute(sql`delete from scheduled_ticks
+      where booking_id = ${bookingId} and state = 'pending' and occurrence_index in (${list})`)
+  }
+  const rows: Array<BookingTick> = []
+  for (const snapshot of snapshots) {
+    for (const tick of timeline(snapshot.booking, snapshot.config)) {
+      if (REMINDERS.has(tick.kind) && tick.dueAt < now) continue
+      rows.push({ ...tick, bookingId, occurrenceIndex: snapshot.occurrenceIndex })
+    }
+  }
+  if (rows.length === 0) return
+  rows.sort(compareTicks)
+  const values = sql.join(
+    rows.map(
+      (t) =>
+        sql`(${t.bookingId}, ${t.occurrenceIndex}, ${t.kind}, ${TICK_RANK[t.kind]}, ${iso(t.dueAt)}::timestamptz, ${iso(t.dueAt)}::timestamptz)`,
+    ),
+    sql`, `,
+  )
+  await tx.execute(sql`
+    insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at)
+    values ${values}
+    on conflict (booking_id, kind, due_at) do nothing`)
+  await notifyTicks(tx, rows[0]!.dueAt)
+}
+
+/**
+ * The call the booking code makes in its transaction: the booking's ticks for its current
+ * status, times and asset meetingConfig. A terminal status simply leaves no pending tick.
+ */
+export const scheduleBookingTicks = (
+  tx: Queryable,
+  booking: Booking,
+  meetingConfig: ResolvedMeetingConfig,
+  options: { readonly now: number; readonly paymentExpiresAt?: number | undefined },
+): Promise<void> =>
+  scheduleTicks(
+    tx,
+    booking.id,
+    [{ booking: timelineBookingOf(booking, options), config: meetingConfig, occurrenceIndex: 0 }],
+    options.now,
+  )
+
+/** Drops every pending tick of a booking (cancel, check-out, reject, any terminal state). */
+export const dropBookingTicks = async (tx: Queryable, bookingId: string): Promise<void> => {
+  await tx.execute(
+    sql`delete from scheduled_ticks where booking_id = ${bookingId} and state = 'pending'`,
+  )
+}
+
+// PGlite is one process and has no use for NOTIFY; postgres-js and PGlite both accept it,
+// so the statement is the same on both engines and costs nothing without listeners.
+const notifyTicks = async (tx: Queryable, earliestDueAt: number): Promise<void> => {
+  await tx.execute(sql`select pg_notify(${TICKS_CHANNEL}, ${String(earliestDueAt)})`)
+}
+
+/** A claimed row. */
+export interface ClaimedTick extends BookingTick {
+  readonly id: number
+  readonly attempts: number
+}
+
+interface ClaimRow {
+  id: number | string
+  booking_id: string
+  occurrence_index: number
+  kind: TickKind
+  due_ms: number | string
+  attempts: number
+}
+
+/**
+ * Claims up to `limit` pending ticks runnable at `now`, in due order, locking them for the
+ * caller's transaction. SKIP LOCKED lets several processes claim disjoint rows concurrently.
+ * The order is exactly the partial index's (run_at, rank): an index scan that stops at
+ * `limit`, whatever the number of pending ticks (no sort over the backlog).
+ */
+export const claimDueTicks = async (
+  tx: Queryable,
+  now: number,
+  limit: number,
+): Promise<Array<ClaimedTick>> => {
+  const rows = await execute<ClaimRow>(
+    tx,
+    sql`select id, booking_id, occurrence_index, kind, attempts,
+          (extract(epoch from due_at) * 1000)::float8 as due_ms
+        from scheduled_ticks
+        where state = 'pending' and run_at <= ${iso(now)}::timestamptz
+        order by run_at, rank
+        limit ${limit}
+        for update skip locked`,
+  )
+  return rows.map(toClaimed)
+}
+
+/**
+ * The fired ledger: marks a tick done, inserting it if it was never scheduled here (Temporal
+ * mode). Returns false when it had already fired, so the caller applies nothing: this is what
+ * makes a retried activity or a second worker harmless.
+ */
+export const markTickFired = async (
+  tx: Queryable,
+  tick: BookingTick,
+  at: number,
+): Promise<boolean> => {
+  const rows = await execute<{ id: unknown }>(
+    tx,
+    sql`insert into scheduled_ticks
+          (booking_id, occurrence_index, kind, rank, due_at, run_at, state, attempts, fired_at)
+        values (${tick.bookingId}, ${tick.occurrenceIndex}, ${tick.kind}, ${TICK_RANK[tick.kind]},
+          ${iso(tick.dueAt)}::timestamptz, ${iso(tick.dueAt)}::timestamptz, 'done', 1,
+          ${iso(at)}::timestamptz)
+        on conflict (booking_id, kind, due_at) do update
+          set state = 'done', fired_at = excluded.fired_at,
+              attempts = scheduled_ticks.attempts + 1, last_error = null
+          where scheduled_ticks.state <> 'done'
+        returning id`,
+  )
+  return rows.length > 0
+}
+
+/**
+ * The embedded worker's ledger step for a row it has claimed: false when the row is gone or
+ * no longer pending (the booking's own transition earlier in this batch dropped it).
+ */
+export const markClaimedTickFired = async (
+  tx: Queryable,
+  tick: ClaimedTick,
+  at: number,
+): Promise<boolean> => {
+  const rows = await execute<{ id: unknown }>(
+    tx,
+    sql`update scheduled_ticks
+        set state = 'done', fired_at = ${iso(at)}::timestamptz, attempts = attempts + 1,
+            last_error = null
+        where id = ${tick.id} and state = 'pending'
+        returning id`,
+  )
+  return rows.length > 0
+}
+
+/** Undoes markClaimedTickFired when the booking turned out to be locked (tick deferred). */
+export const unmarkTickFired = async (tx: Queryable, tick: ClaimedTick): Promise<void> => {
+  await tx.execute(sql`update scheduled_ticks
+    set state = 'pending', fired_at = null, attempts = attempts - 1 where id = ${tick.id}`)
+}
+
+/** Re-claims one row for a transaction of its own (the slow path after a failed batch). */
+export const claimTickById = async (
+  tx: Queryable,
+  id: number,
+  now: number,
+): Promise<ClaimedTick | undefined> => {
+  const rows = await execute<ClaimRow>(
+    tx,
+    sql`select id, booking_id, occurrence_index, kind, attempts,
+          (extract(epoch from due_at) * 1000)::float8 as due_ms
+        from scheduled_ticks
+        where id = ${id} and state = 'pending' and run_at <= ${iso(now)}::timestamptz
+        for update skip locked`,
+  )
+  return rows.map(toClaimed)[0]
+}
+
+const toClaimed = (r: ClaimRow): ClaimedTick => ({
+  id: Number(r.id),
+  bookingId: r.booking_id,
+  occurrenceIndex: Number(r.occurrence_index),
+  kind: r.kind,
+  dueAt: Number(r.due_ms),
+  attempts: Number(r.attempts),
+})
+
+/** After a failed attempt: retry later with exponential backoff, give up after `maxAttempts`. */
+export const recordTickFailure = async (
+  tx: Queryable,
+  tick: ClaimedTick,
+  now: number,
+  error: string,
+  maxAttempts: number,
+): Promise<"retry" | "failed"> => {
+  const attempts = tick.attempts + 1
+  const failed = attempts >= maxAttempts
+  const retryAt = now + Math.min(2 ** attempts * 1000, 5 * 60_000)
+  await tx.execute(sql`
+    update scheduled_ticks
+      set attempts = ${attempts}, last_error = ${error.slice(0, 2000)},
+          state = ${failed ? "failed" : "pending"}, run_at = ${iso(retryAt)}::timestamptz
+      where id = ${tick.id}`)
+  return failed ? "failed" : "retry"
+}
+
+/** The earliest run time of a pending tick, if any (how long the worker may sleep). */
+export const nextRunAt = async (q: Queryable): Promise<number | undefined> => {
+  const rows = await execute<{ next_ms: number | string | null }>(
+    q,
+    sql`select (extract(epoch from min(run_at)) * 1000)::float8 as next_ms
+        from scheduled_ticks where state = 'pending'`,
+  )
+  const next = rows[0]?.next_ms
+  return next === null || next === undefined ? undefined : Number(next)
+}
+
+/** How many pending ticks are runnable at `now` (locked ones included). */
+export const countRunnable = async (q: Queryable, now: number): Promise<number> => {
+  const rows = await execute<{ n: number | string }>(
+    q,
+    sql`select count(*)::int as n from scheduled_ticks
+        where state = 'pending' and run_at <= ${iso(now)}::timestamptz`,
+  )
+  return Number(rows[0]?.n ?? 0)
+}

@@ -1,0 +1,365 @@
+import { and, asc, count, desc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm"
+import {
+  AUTO_DISABLE_AFTER,
+  afterAttempt,
+  type DeliveryState,
+} from "../../core/events/delivery-policy.ts"
+import { NotFound, StateConflict } from "../../core/shared/errors.ts"
+import type { Db, Queryable } from "../postgres/database.ts"
+import { webhooksTable } from "../postgres/tables/identity.ts"
+import {
+  webhookDeliveriesTable,
+  type DeliveryAttempt,
+} from "../postgres/tables/webhook-deliveries.ts"
+
+/** Channel the dispatcher LISTENs on (postgres); the outbox trigger notifies it too. */
+export const WEBHOOK_CHANNEL = "keyspace_webhooks"
+
+export interface Registration {
+  readonly id: string
+  readonly projectId: string
+}
+
+/** Enabled registrations of a project subscribed to `type`, oldest first. */
+export const subscribedRegistrations = async (
+  q: Queryable,
+  projectId: string,
+  type: string,
+): Promise<Registration[]> =>
+  q
+    .select({ id: webhooksTable.id, projectId: webhooksTable.projectId })
+    .from(webhooksTable)
+    .where(
+      and(
+        eq(webhooksTable.projectId, projectId),
+        eq(webhooksTable.enabled, true),
+        sql`${webhooksTable.events} @> ${JSON.stringify([type])}::jsonb`,
+      ),
+    )
+    .orderBy(asc(webhooksTable.id))
+
+export interface NewDelivery {
+  readonly id: string
+  readonly webhookId: string
+  readonly projectId: string
+  readonly type: string
+  readonly eventId: string
+  readonly body: string
+  readonly occurredAt: number
+  /** Service clock: due at once. */
+  readonly now: number
+}
+
+/**
+ * Inserts deliveries in the caller's transaction and notifies listeners at commit. A second
+ * insert for the same (event, registration) is ignored, so a relay that retries is harmless.
+ */
+export const insertDeliveries = async (q: Queryable, rows: ReadonlyArray<NewDelivery>) => {
+  if (rows.length === 0) return
+  await q
+    .insert(webhookDeliveriesTable)
+    .values(
+      rows.map((r) => ({
+        id: r.id,
+        webhookId: r.webhookId,
+        projectId: r.projectId,
+        type: r.type,
+        eventId: r.eventId,
+        body: r.body,
+        state: "pending",
+        nextAttemptAt: new Date(r.now),
+        occurredAt: new Date(r.occurredAt),
+        createdAt: new Date(r.now),
+        updatedAt: new Date(r.now),
+      })),
+    )
+    .onConflictDoNothing({
+      target: [webhookDeliveriesTable.eventId, webhookDeliveriesTable.webhookId],
+    })
+  await q.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`)
+}
+
+/** A claimed delivery with what the sender needs from its registration. */
+export interface ClaimedDelivery {
+  readonly id: string
+  readonly webhookId: string
+  readonly projectId: string
+  readonly type: string
+  readonly body: string
+  readonly roundAttempts: number
+  readonly leaseUntil: Date
+  readonly url: string
+  readonly secret: string
+  readonly auth: Readonly<Record<string, unknown>>
+}
+
+/**
+ * Claims due deliveries of enabled registrations for this process: rows locked by another
+ * claimer are skipped (SKIP LOCKED), and a claimed row carries a wall-clock lease so others
+ * leave it alone while it is in flight and take it over if this process dies.
+ * `room(webhookId)` says how many more this process may start for one registration.
+ */
+export const claimDue = async (
+  db: Db,
+  input: {
+    readonly now: number
+    readonly wallNow: number
+    readonly leaseMs: number
+    readonly limit: number
+    readonly room: (webhookId: string) => number
+  },
+): Promise<ClaimedDelivery[]> => {
+  if (input.limit <= 0) return []
+  return db.transaction(async (tx) => {
+    const d = webhookDeliveriesTable
+    const candidates = await tx
+      .select({
+        id: d.id,
+        webhookId: d.webhookId,
+        projectId: d.projectId,
+        type: d.type,
+        body: d.body,
+        roundAttempts: d.roundAttempts,
+        url: webhooksTable.url,
+        secret: webhooksTable.secret,
+        auth: webhooksTable.auth,
+      })
+      .from(d)
+      .innerJoin(webhooksTable, eq(webhooksTable.id, d.webhookId))
+      .where(
+        and(
+          eq(d.state, "pending"),
+          lte(d.nextAttemptAt, new Date(input.now)),
+          or(isNull(d.leaseUntil), lte(d.leaseUntil, new Date(input.wallNow))),
+          eq(webhooksTable.enabled, true),
+        ),
+      )
+      .orderBy(asc(d.nextAttemptAt), asc(d.id))
+      .limit(input.limit * 4)
+      .for("update", { of: d, skipLocked: true })
+    // Per-registration cap: a slow receiver holds at most its share of the slots.
+    const taken = new Map<string, number>()
+    const chosen: typeof candidates = []
+    for (const c of candidates) {
+      if (chosen.length >= input.limit) break
+      const n = taken.get(c.webhookId) ?? 0
+      if (n >= input.room(c.webhookId)) continue
+      taken.set(c.webhookId, n + 1)
+      chosen.push(c)
+    }
+    if (chosen.length === 0) return []
+    const leaseUntil = new Date(input.wallNow + input.leaseMs)
+    await tx
+      .update(d)
+      .set({ leaseUntil })
+      .where(inArray(d.id, chosen.map((c) => c.id)))
+    return chosen.map((r) => ({ ...r, leaseUntil }))
+  })
+}
+
+/**
+ * Records one attempt and moves the delivery on (delivered, retry later, or failed), and keeps
+ * the registration's consecutive-failure counter: a success resets it, an exhausted delivery
+ * raises it, and the 20th in a row disables the registration.
+ */
+export const recordAttempt = async (
+  db: Db,
+  input: {
+    readonly id: string
+    readonly attempt: DeliveryAttempt
+    readonly success: boolean
+    readonly now: number
+  },
+): Promise<{ state: DeliveryState; disabled: boolean } | undefined> =>
+  db.transaction(async (tx) => {
+    const d = webhookDeliveriesTable
+    const w = webhooksTable
+    if (input.success) {
+      // The common case in two statements: mark delivered, reset the failure counter.
+      const [done] = await tx
+        .update(d)
+        .set({
+          attempts: sql`${d.attempts} || ${JSON.stringify([input.attempt])}::jsonb`,
+          roundAttempts: sql`${d.roundAttempts} + 1`,
+          state: "delivered",
+          nextAttemptAt: null,
+          leaseUntil: null,
+          updatedAt: new Date(input.now),
+        })
+        .where(eq(d.id, input.id))
+        .returning({ webhookId: d.webhookId })
+      if (!done) return undefined
+      await tx
+        .update(w)
+        .set({ consecutiveFailures: 0 })
+        .where(and(eq(w.id, done.webhookId), sql`${w.consecutiveFailures} <> 0`))
+      return { state: "delivered" as const, disabled: false }
+    }
+    const [row] = await tx
+      .select({ webhookId: d.webhookId, state: d.state, roundAttempts: d.roundAttempts })
+      .from(d)
+      .where(eq(d.id, input.id))
+      .for("update")
+    if (!row) return undefined
+    const attemptNo = row.roundAttempts + 1
+    // A stale sender (its lease lapsed and another process delivered) only adds to the log.
+    const outcome =
+      row.state === "delivered"
+        ? ({ state: "delivered" } as const)
+        : afterAttempt(attemptNo, false, input.now)
+    await tx
+      .update(d)
+      .set({
+        attempts: sql`${d.attempts} || ${JSON.stringify([input.attempt])}::jsonb`,
+        roundAttempts: attemptNo,
+        state: outcome.state,
+        nextAttemptAt: outcome.state === "pending" ? new Date(outcome.nextAttemptAt) : null,
+        leaseUntil: null,
+        updatedAt: new Date(input.now),
+      })
+      .where(eq(d.id, input.id))
+    let disabled = false
+    if (outcome.state === "failed" && row.state !== "failed") {
+      const [updated] = await tx
+        .update(w)
+        .set({ consecutiveFailures: sql`${w.consecutiveFailures} + 1` })
+        .where(eq(w.id, row.webhookId))
+        .returning({ failures: w.consecutiveFailures, enabled: w.enabled })
+      if (updated && updated.enabled && updated.failures >= AUTO_DISABLE_AFTER) {
+        await tx
+          .update(w)
+          .set({ enabled: false, disabledAt: new Date(input.now) })
+          .where(eq(w.id, row.webhookId))
+        disabled = true
+      }
+    }
+    return { state: outcome.state, disabled }
+  })
+
+/** Gives a lease back without recording an attempt (the sender stopped before sending). */
+export const releaseLease = async (db: Db, id: string) => {
+  await db
+    .update(webhookDeliveriesTable)
+    .set({ leaseUntil: null })
+    .where(eq(webhookDeliveriesTable.id, id))
+}
+
+export interface DeliveryLogEntry {
+  readonly id: string
+  readonly webhookId: string
+  readonly type: string
+  readonly state: DeliveryState
+  readonly attempts: ReadonlyArray<DeliveryAttempt>
+  readonly occurredAt: string
+  readonly createdAt: string
+  /** When the next attempt is due (pending only). */
+  readonly nextAttemptAt?: string
+}
+
+const logEntry = (r: typeof webhookDeliveriesTable.$inferSelect): DeliveryLogEntry => ({
+  id: r.id,
+  webhookId: r.webhookId,
+  type: r.type,
+  state: r.state as DeliveryState,
+  attempts: r.attempts,
+  occurredAt: r.occurredAt.toISOString(),
+  createdAt: r.createdAt.toISOString(),
+  ...(r.state === "pending" && r.nextAttemptAt
+    ? { nextAttemptAt: r.nextAttemptAt.toISOString() }
+    : {}),
+})
+
+const requireWebhook = async (q: Queryable, webhookId: string) => {
+  const [w] = await q
+    .select({ id: webhooksTable.id, enabled: webhooksTable.enabled })
+    .from(webhooksTable)
+    .where(eq(webhooksTable.id, webhookId))
+  if (!w) throw new NotFound({ entity: "webhook", id: webhookId })
+  return w
+}
+
+/** The delivery log of one registration, newest first. */
+export const listDeliveries = async (
+  db: Db,
+  webhookId: string,
+  page: { readonly limit: number; readonly offset: number },
+): Promise<{ rows: DeliveryLogEntry[]; total: number }> => {
+  await requireWebhook(db, webhookId)
+  const d = webhookDeliveriesTable
+  const [{ total } = { total: 0 }] = await db
+    .select({ total: count() })
+    .from(d)
+    .where(eq(d.webhookId, webhookId))
+  const rows =
+    page.limit === 0
+      ? []
+      : await db
+          .select()
+          .from(d)
+          .where(eq(d.webhookId, webhookId))
+          .orderBy(desc(d.createdAt), desc(d.id))
+          .limit(page.limit)
+          .offset(page.offset)
+  return { rows: rows.map(logEntry), total: Number(total) }
+}
+
+/**
+ * Queues a delivery again under the same id with a fresh budget of attempts; its log keeps
+ * the earlier attempts. A disabled registration must be enabled first.
+ */
+export const requeueDelivery = async (
+  db: Db,
+  id: string,
+  now: number,
+): Promise<DeliveryLogEntry> =>
+  db.transaction(async (tx) => {
+    const d = webhookDeliveriesTable
+    const [row] = await tx.select().from(d).where(eq(d.id, id)).for("update")
+    if (!row) throw new NotFound({ entity: "delivery", id })
+    const w = await requireWebhook(tx, row.webhookId)
+    if (!w.enabled)
+      throw new StateConflict({ reason: "the webhook is disabled; enable it before redelivering" })
+    const [updated] = await tx
+      .update(d)
+      .set({
+        state: "pending",
+        roundAttempts: 0,
+        nextAttemptAt: new Date(now),
+        leaseUntil: null,
+        updatedAt: new Date(now),
+      })
+      .where(eq(d.id, id))
+      .returning()
+    await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`)
+    return logEntry(updated!)
+  })
+
+/** Re-enables a registration and resets its failure counter; paused deliveries resume. */
+export const enableWebhook = async (db: Db, webhookId: string, now: number) =>
+  db.transaction(async (tx) => {
+    await requireWebhook(tx, webhookId)
+    const [w] = await tx
+      .update(webhooksTable)
+      .set({ enabled: true, consecutiveFailures: 0, disabledAt: null, updatedAt: new Date(now) })
+      .where(eq(webhooksTable.id, webhookId))
+      .returning({
+        id: webhooksTable.id,
+        enabled: webhooksTable.enabled,
+        consecutiveFailures: webhooksTable.consecutiveFailures,
+      })
+    await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`)
+    return w!
+  })
+
+/** Earliest due time of pending work (service clock), for the dispatcher's sleep. */
+export const nextDueAt = async (db: Db): Promise<number | undefined> => {
+  const d = webhookDeliveriesTable
+  const [row] = await db
+    .select({ at: sql<Date | string | null>`min(${d.nextAttemptAt})` })
+    .from(d)
+    .innerJoin(webhooksTable, eq(webhooksTable.id, d.webhookId))
+    .where(and(eq(d.state, "pending"), eq(webhooksTable.enabled, true)))
+  const at = row?.at
+  if (at === null || at === undefined) return undefined
+  return new Date(at).getTime()
+}

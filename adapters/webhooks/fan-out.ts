@@ -1,0 +1,231 @@
+import { Result } from "effect"
+import { and, asc, eq, inArray } from "drizzle-orm"
+import type { Organizer, Attendee } from "../../core/booking/state.ts"
+import { bookingPayload, type BookingEventContext } from "../../core/events/booking-payloads.ts"
+import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
+import { makeEnvelope } from "../../core/events/envelope.ts"
+import { validateVisitorEvent } from "../../core/events/visitor-payloads.ts"
+import { NotFound, ValidationFailed } from "../../core/shared/errors.ts"
+import type { Queryable, Tx } from "../postgres/database.ts"
+import {
+  bookingSlotsTable,
+  bookingsTable,
+  outboxEventsTable,
+} from "../postgres/tables/bookings.ts"
+import { desksTable, floorsTable, projectsTable, roomsTable } from "../postgres/tables/tenancy.ts"
+import { webhookOutboxQueueTable } from "../postgres/tables/webhook-deliveries.ts"
+import type { Services } from "../runtime/services.ts"
+import { insertDeliveries, subscribedRegistrations, type NewDelivery } from "./deliveries-repo.ts"
+
+/**
+ * Fan-out: an event becomes one delivery per enabled registration of its project subscribed to
+ * its type. Each delivery has its own id (the envelope id and X-Service-Delivery), fixed here
+ * and never changed by retries, so the envelope is serialized once and stored as sent.
+ */
+
+interface FanOutInput {
+  readonly eventId: string
+  readonly projectId: string
+  readonly type: string
+  readonly occurredAt: number
+  readonly data: unknown
+}
+
+/**
+ * Builds the deliveries of one event. The first registration's delivery takes the event id
+ * as its id, so a publisher with one subscriber can match its receipt to the delivery.
+ */
+const deliveriesFor = async (
+  s: Services,
+  q: Queryable,
+  input: FanOutInput,
+): Promise<NewDelivery[]> => {
+  const registrations = await subscribedRegistrations(q, input.projectId, input.type)
+  const now = s.clock.now()
+  return registrations.map((r, i) => {
+    const id = i === 0 ? input.eventId : s.newId()
+    const envelope = makeEnvelope({
+      id,
+      type: input.type,
+      occurredAt: input.occurredAt,
+      projectId: input.projectId,
+      data: input.data,
+    })
+    return {
+      id,
+      webhookId: r.id,
+      projectId: input.projectId,
+      type: input.type,
+      eventId: input.eventId,
+      body: JSON.stringify(envelope),
+      occurredAt: input.occurredAt,
+      now,
+    }
+  })
+}
+
+// --- visitor events --------------------------------------------------------------------------
+
+/**
+ * POST /admin/v1/projects/{projectId}/visitor-events: validates the event, then enqueues its
+ * deliveries in one transaction. Returns the envelope id (the first subscriber's delivery id).
+ */
+export const publishVisitorEvent = async (
+  s: Services,
+  projectId: string,
+  body: { readonly type?: unknown; readonly data?: unknown },
+): Promise<string> => {
+  const [project] = await s.database.db
+    .select({ id: projectsTable.id })
+    .from(projectsTable)
+    .where(eq(projectsTable.id, projectId))
+  if (!project) throw new NotFound({ entity: "project", id: projectId })
+  if (typeof body.type !== "string") throw new ValidationFailed({ messages: ["type: is required"] })
+  const validated = validateVisitorEvent(body.type, body.data ?? {})
+  if (Result.isFailure(validated)) throw validated.failure
+  const event = validated.success
+  if (event.data.projectId !== projectId)
+    throw new ValidationFailed({ messages: ["data.projectId: must equal the project of the path"] })
+  // timestamp mirrors occurredAt: both leave as the same ISO 8601 UTC text.
+  const occurredAt = Date.parse(event.data.timestamp)
+  const data = { ...event.data, timestamp: new Date(occurredAt).toISOString() }
+  const eventId = s.newId()
+  await s.database.db.transaction(async (tx) => {
+    const rows = await deliveriesFor(s, tx, {
+      eventId,
+      projectId,
+      type: event.type,
+      occurredAt,
+      data,
+    })
+    await insertDeliveries(tx, rows)
+  })
+  for (const wake of s.wake) wake()
+  return eventId
+}
+
+// --- booking events (outbox relay) ---------------------------------------------------------
+
+type BookingRow = typeof bookingsTable.$inferSelect
+
+const organizerName = (o: Organizer): string | undefined => o.displayName ?? o.name
+
+const attendeeNames = (attendees: ReadonlyArray<Attendee>): string[] | undefined => {
+  const names = attendees.map((a) => a.name ?? a.email).filter((n) => n !== "")
+  return names.length === 0 ? undefined : names
+}
+
+/** The occurrence start a series event is about: occurrenceEventId is `${masterId}_${start}`. */
+const occurrenceStart = (payload: Record<string, unknown>): number | undefined => {
+  const oid = payload["occurrenceEventId"]
+  if (typeof oid !== "string") return undefined
+  const ms = Number(oid.slice(oid.lastIndexOf("_") + 1))
+  return Number.isFinite(ms) ? ms : undefined
+}
+
+const bookingContext = async (
+  tx: Tx,
+  booking: BookingRow,
+  payload: Record<string, unknown>,
+): Promise<BookingEventContext | undefined> => {
+  const assets = booking.assetKind === "desk" ? desksTable : roomsTable
+  const [asset] = await tx
+    .select({ name: assets.name, floorName: floorsTable.name, timezone: projectsTable.timezone })
+    .from(assets)
+    .innerJoin(floorsTable, eq(floorsTable.id, assets.floorId))
+    .innerJoin(projectsTable, eq(projectsTable.id, assets.projectId))
+    .where(eq(assets.id, booking.assetId))
+  if (!asset) return undefined
+  let start = booking.startAt.getTime()
+  let end = booking.endAt.getTime()
+  const occurrence = occurrenceStart(payload)
+  if (occurrence !== undefined) {
+    const [slot] = await tx
+      .select({ startAt: bookingSlotsTable.startAt, endAt: bookingSlotsTable.endAt })
+      .from(bookingSlotsTable)
+      .where(
+        and(
+          eq(bookingSlotsTable.bookingId, booking.id),
+          eq(bookingSlotsTable.startAt, new Date(occurrence)),
+        ),
+      )
+    if (slot) {
+      start = slot.startAt.getTime()
+      end = slot.endAt.getTime()
+    } else {
+      end = occurrence + (end - start)
+      start = occurrence
+    }
+  }
+  return {
+    projectId: booking.projectId,
+    userId: booking.organizerUserId,
+    assetKind: booking.assetKind === "desk" ? "desk" : "room",
+    assetName: asset.name,
+    floorName: asset.floorName,
+    timezone: asset.timezone,
+    start,
+    end,
+    organizerName: organizerName(booking.organizer),
+    organizerEmail: booking.organizer.email,
+    attendeeNames: attendeeNames(booking.attendees),
+  }
+}
+
+/**
+ * Turns queued booking outbox events into deliveries. Claims queue rows with SKIP LOCKED and
+ * deletes them in the transaction that inserts the deliveries, so several processes relay in
+ * parallel without losing or duplicating an event. Names are joined now, at relay time.
+ * Returns how many events were taken.
+ */
+export const relayOutbox = async (s: Services, batch = 100): Promise<number> =>
+  s.database.db.transaction(async (tx) => {
+    const q = webhookOutboxQueueTable
+    const queued = await tx
+      .select({ eventId: q.eventId })
+      .from(q)
+      .orderBy(asc(q.createdAt), asc(q.eventId))
+      .limit(batch)
+      .for("update", { skipLocked: true })
+    if (queued.length === 0) return 0
+    const ids = queued.map((r) => r.eventId)
+    const events = await tx
+      .select()
+      .from(outboxEventsTable)
+      .where(inArray(outboxEventsTable.id, ids))
+    const bookings = new Map<string, BookingRow | undefined>()
+    const rows: NewDelivery[] = []
+    for (const e of events) {
+      const event = e.payload["event"] as BookingDomainEvent | undefined
+      if (!event || !e.bookingId) continue
+      // Cheap check first: most events of most projects have no subscriber.
+      const subscribers = await subscribedRegistrations(tx, e.projectId, e.type)
+      if (subscribers.length === 0) continue
+      if (!bookings.has(e.bookingId)) {
+        const [b] = await tx.select().from(bookingsTable).where(eq(bookingsTable.id, e.bookingId))
+        bookings.set(e.bookingId, b)
+      }
+      const booking = bookings.get(e.bookingId)
+      const ctx = booking && (await bookingContext(tx, booking, e.payload))
+      if (!ctx) {
+        s.logger.log("error", "webhook relay: booking context missing; event dropped", {
+          eventId: e.id,
+          type: e.type,
+        })
+        continue
+      }
+      const { type, data } = bookingPayload(event, ctx)
+      rows.push(
+        ...(await deliveriesFor(s, tx, {
+          eventId: e.id,
+          projectId: e.projectId,
+          type,
+          occurredAt: e.occurredAt.getTime(),
+          data,
+        })),
+      )
+    }
+    await insertDeliveries(tx, rows)
+    await tx.delete(q).where(inArray(q.eventId, ids))
+    return queued.length
+  })

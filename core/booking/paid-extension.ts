@@ -1,0 +1,99 @@
+import type { BookingDomainEvent } from "../events/domain-events.ts"
+import { fromMinor, toMinor, type PriceSummary } from "./pricing.ts"
+import type { Booking, BookingStatus } from "./state.ts"
+import type { Transitioned } from "./transitions.ts"
+
+/**
+ * A paid extension (spec status table: "active or checked-in -> PATCH extending a paid booking
+ * -> unpaid (with payment object), handled like a paid create").
+ *
+ * The rule chosen here: the booking was already paid for its original times, so only the
+ * extra time is at stake.
+ * - begin: the update is applied (the new times hold the slot, so nobody takes the extra time
+ *   while the payer pays) and the booking becomes `unpaid`. No MODIFY yet: integrators hear
+ *   of the change only once it is paid for.
+ * - complete (paid in the window): back to the status it had, with the new times; MODIFY
+ *   (old times -> new times) is emitted now.
+ * - lapse (window ended, not paid): back to the status and times it had before the PATCH, as if
+ *   the PATCH never happened. No event (none was sent for the PATCH), and never a cancel: the
+ *   original booking was paid and stays.
+ */
+
+/** What the booking was before the PATCH; stored with the extension's payment. */
+export interface ExtensionOrigin {
+  readonly start: number
+  readonly end: number
+  /** `active` or `checked-in`. */
+  readonly status: BookingStatus
+}
+
+/** The update result of a PATCH turned into an unpaid extension awaiting payment. */
+export const beginPaidExtension = (updated: Transitioned): Transitioned => ({
+  booking: { ...updated.booking, status: "unpaid" },
+  events: [],
+  history: updated.history,
+})
+
+/** Paid within the window: restore the status, keep the new times, announce the change. */
+export const completePaidExtension = (
+  booking: Booking,
+  origin: ExtensionOrigin,
+  now: number,
+): Transitioned => {
+  const timesChanged = booking.start !== origin.start || booking.end !== origin.end
+  const events: ReadonlyArray<BookingDomainEvent> = timesChanged
+    ? [
+        {
+          kind: "MODIFY",
+          bookingId: booking.id,
+          at: now,
+          oldStart: origin.start,
+          oldEnd: origin.end,
+          newStart: booking.start,
+          newEnd: booking.end,
+        },
+      ]
+    : []
+  return {
+    booking: { ...booking, status: origin.status, updatedAt: now },
+    events,
+    history: { action: "payment", at: now },
+  }
+}
+
+/** The window lapsed unpaid: the booking is exactly as it was before the PATCH. */
+export const lapsePaidExtension = (
+  booking: Booking,
+  origin: ExtensionOrigin,
+  now: number,
+): Transitioned => ({
+  booking: {
+    ...booking,
+    status: origin.status,
+    start: origin.start,
+    end: origin.end,
+    updatedAt: now,
+  },
+  events: [],
+  history: { action: "payment-lapsed", at: now },
+})
+
+/**
+ * What an extension costs: the price of the new times minus the price already charged for the
+ * old ones, line by line in satang (subtotal, each discount, total), so the difference's lines
+ * still add up (subtotal - discounts = total). Discounts whose value did not grow drop out.
+ * A total <= 0 means nothing to pay (a shorter booking is not refunded here).
+ */
+export const priceDifference = (before: PriceSummary, after: PriceSummary): PriceSummary => {
+  const beforeByCode = new Map(before.discounts.map((d) => [d.code, toMinor(d.value)]))
+  const discounts = after.discounts
+    .map((d) => ({ ...d, value: toMinor(d.value) - (beforeByCode.get(d.code) ?? 0) }))
+    .filter((d) => d.value > 0)
+  const subtotal = toMinor(after.subtotal) - toMinor(before.subtotal)
+  const total = subtotal - discounts.reduce((sum, d) => sum + d.value, 0)
+  return {
+    subtotal: fromMinor(subtotal),
+    total: fromMinor(total),
+    discounts: discounts.map((d) => ({ ...d, value: fromMinor(d.value) })),
+  }
+}

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ENGINES } from "../../support/databases.ts"
+import { startHarness, type Harness } from "../../support/harness.ts"
+import { actAsToken, at, bookRoom, qs, setUpWorld, type BookingWorld } from "./booking-fixtures.ts"
+
+describe.each(ENGINES)("recurring series (spec Meetings rules 7-8) on %s", (engine) => {
+  let h: Harness
+  let w: BookingWorld
+  let master: any
+  beforeAll(async () => {
+    h = await startHarness(engine)
+    w = await setUpWorld(h)
+  })
+  afterAll(async () => h?.close())
+
+  const list = async (from: string, to: string, extra: Record<string, any> = {}) => {
+    const res = await h.request("GET", `/meetings?${qs({ from, to, meetingRoomId: w.hq.rooms.series, ...extra })}`, { token: w.alice })
+    expect(res.status).toBe(200)
+    return res.body
+  }
+  const series = (token: string, day: number, from: string, to: string, rrule: string, room = w.hq.rooms.series) =>
+    bookRoom(h, token, room, day, from, to, { recurrence: rrule, title: "Standup" })
+
+  it("a room booking with a recurrence RRULE creates a series master", async () => {
+    const res = await series(w.alice, 1, "10:00", "11:00", "RRULE:FREQ=DAILY;COUNT=5")
+    expect(res.status).toBe(201)
+    master = res.body.data
+    expect(master).toMatchObject({ status: "active", startDateTime: at(1, "10:00"), endDateTime: at(1, "11:00"), recurrence: "FREQ=DAILY;COUNT=5" })
+    expect(master.seriesMasterId).toBeUndefined()
+  })
+
+  it("GET /meetings expands one row per occurrence overlapping the window, with seriesMasterId and occurrenceEventId", async () => {
+    const body = await list(at(1, "00:00"), at(4, "00:00"))
+    expect(body.meta.total).toBe(3)
+    expect(body.data.map((m: any) => m.startDateTime)).toEqual([at(1, "10:00"), at(2, "10:00"), at(3, "10:00")])
+    for (const row of body.data) {
+      expect(row._id).toBe(master._id)
+      expect(row.seriesMasterId).toBe(master._id)
+      expect(row.status).toBe("active")
+    }
+    const occurrenceIds = body.data.map((m: any) => m.occurrenceEventId)
+    expect(new Set(occurrenceIds).size).toBe(3)
+    // Stable: the same occurrence has the same id in another window.
+    const again = await list(at(2, "00:00"), at(3, "00:00"))
+    expect(again.data[0].occurrenceEventId).toBe(occurrenceIds[1])
+  })
+
+  it("occurrence rows keep their real start and end, never truncated to the window", async () => {
+    const body = await list(at(2, "10:15"), at(2, "10:30"))
+    expect(body.data).toHaveLength(1)
+    expect(body.data[0]).toMatchObject({ startDateTime: at(2, "10:00"), endDateTime: at(2, "11:00") })
+  })
+
+  it("every occurrence is protected from overlap like a single booking (409 SV012)", async () => {
+    const single = await bookRoom(h, w.bob, w.hq.rooms.series, 4, "10:30", "11:30")
+    expect(single.status).toBe(409)
+    expect(single.body.code).toBe("SV012")
+    expect((await bookRoom(h, w.bob, w.hq.rooms.series, 6, "10:30", "11:30")).status).toBe(201)
+  })
+
+  it("a series with one colliding occurrence is refused whole", async () => {
+    const before = (await list(at(0, "00:00"), at(20, "00:00"))).meta.total
+    const res = await series(w.bob, 8, "10:30", "11:00", "FREQ=DAILY;INTERVAL=2;COUNT=3")
+    // day 8 free, day 10 free, day 12 free: accepted
+    expect(res.status).toBe(201)
+    const clash = await series(w.bob, 5, "10:00", "11:00", "FREQ=DAILY;COUNT=3") // day 6 holds bob's 10:30
+    expect(clash.status).toBe(409)
+    expect((await list(at(0, "00:00"), at(20, "00:00"))).meta.total).toBe(before + 3)
+  })
+
+  it("WEEKLY with BYDAY expands on the listed weekdays", async () => {
+    const res = await series(w.carol, 14, "15:00", "16:00", "FREQ=WEEKLY;BYDAY=MO,WE;COUNT=4")
+    expect(res.status).toBe(201)
+    const body = await list(at(14, "00:00"), at(40, "00:00"), { organizerId: w.hq.users.carol })
+    expect(body.data.map((m: any) => m.startDateTime)).toEqual([at(14, "15:00"), at(16, "15:00"), at(21, "15:00"), at(23, "15:00")])
+  })
+
+  it("an invalid or unsupported RRULE is 400 SV001 with one message per problem", async () => {
+    for (const rule of ["FREQ=MONTHLY;COUNT=2", "FREQ=DAILY", "FREQ=DAILY;COUNT=2;UNTIL=20300201", "FREQ=DAILY;COUNT=0;BYDAY=XX", "nonsense"]) {
+      const res = await series(w.alice, 20, "10:00", "11:00", rule)
+      expect(res.status, rule).toBe(400)
+      expect(res.body.code).toBe("SV001")
+      expect(res.body.message.every((m: string) => m.startsWith("recurrence:")), rule).toBe(true)
+    }
+  })
+
+  it("each occurrence must satisfy the room's hours (400 SV001)", async () => {
+    const res = await series(w.alice, 1, "09:00", "09:30", "FREQ=DAILY;COUNT=7", w.hq.rooms.lotus)
+    expect(res.status).toBe(400)
+    expect(res.body.message.join()).toContain("not bookable on Sat")
+  })
+
+  it("recurring series are for free rooms only", async () => {
+    const res = await series(w.alice, 1, "09:00", "09:30", "FREQ=DAILY;COUNT=2", w.hq.rooms.jasmine)
+    expect(res.status).toBe(400)
+  })
+
+  it("PATCH changes shared fields of the series; its times cannot be changed", async () => {
+    const res = await h.request("PATCH", `/meetings/${master._id}`, { token: w.alice, body: { title: "Daily standup" } })
+    expect(res.status).toBe(200)
+    const body = await list(at(1, "00:00"), at(4, "00:00"))
+    expect(body.data.every((m: any) => m.title === "Daily standup")).toBe(true)
+    const move = await h.request("PATCH", `/meetings/${master._id}`, { token: w.alice, body: { endDateTime: at(1, "11:30") } })
+    expect(move.status).toBe(400)
+  })
+
+  it("actions take the master id and act on the current occurrence", async () => {
+    const res = await h.request("POST", `/meetings/${master._id}/cancel`, { token: w.alice })
+    expect(res.status).toBe(202)
+    expect(res.body.data).toMatchObject({ _id: master._id, status: "cancelled", startDateTime: at(1, "10:00") })
+    expect(res.body.data.histories.at(-1)).toMatchObject({ action: "cancel", occurrenceEventId: expect.stringContaining(master._id) })
+    const body = await list(at(1, "00:00"), at(3, "00:00"))
+    expect(body.data.map((m: any) => m.status)).toEqual(["cancelled", "active"])
+    // The cancelled occurrence's slot is free again.
+    expect((await bookRoom(h, w.bob, w.hq.rooms.series, 1, "10:00", "11:00")).status).toBe(201)
+  })
+
+  it("GET /meetings/{id} returns the master, whose start and end roll forward to the current occurrence", async () => {
+    await h.advance(2 * 24 * 60 + 50) // Wednesday 09:50
+    const alice = await actAsToken(h, "ext-alice") // delegated tokens live 15 minutes
+    w = { ...w, alice }
+    const res = await h.request("GET", `/meetings/${master._id}`, { token: alice })
+    expect(res.status).toBe(200)
+    expect(res.body.data).toMatchObject({ _id: master._id, status: "active", startDateTime: at(2, "10:00"), endDateTime: at(2, "11:00") })
+    const checkIn = await h.request("POST", `/meetings/${master._id}/check-in`, { token: alice })
+    expect(checkIn.status).toBe(202)
+    expect(checkIn.body.data).toMatchObject({ status: "checked-in", startDateTime: at(2, "10:00") })
+    const body = await list(at(2, "00:00"), at(4, "00:00"))
+    expect(body.data.map((m: any) => m.status)).toEqual(["checked-in", "active"])
+  })
+})

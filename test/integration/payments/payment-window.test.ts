@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ENGINES } from "../../support/databases.ts"
+import { startHarness, type Harness } from "../../support/harness.ts"
+import {
+  advanceTo,
+  at,
+  bookRoom,
+  eventsOf,
+  getMeeting,
+  local,
+  paymentRows,
+  postPay,
+  setUpPaymentsWorld,
+  type PaymentsWorld,
+} from "./payment-fixtures.ts"
+
+/**
+ * Spec Booking status: "unpaid -> payment window lapses -> cancelled (cancel event with reason
+ * for payment lapse)", "unpaid -> cancel -> cancelled, pending payments voided", "active or
+ * checked-in -> PATCH extending a paid booking -> unpaid (with payment object)"; Limits
+ * "Payment window". All on the manual clock.
+ */
+describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (engine) => {
+  let h: Harness
+  let w: PaymentsWorld
+  beforeAll(async () => {
+    // The clock moves days ahead here: keep the app's token valid (and the hold cap out of the way).
+    h = await startHarness(engine, { KEYSPACE_ACCESS_TOKEN_TTL: "604800", KEYSPACE_MAX_UNPAID_HOLDS: "100" })
+    w = await setUpPaymentsWorld(h)
+  })
+  afterAll(async () => h?.close())
+
+  const cancel = (id: string, body?: unknown) =>
+    h.request("POST", `/meetings/${id}/cancel`, { token: w.token, ...(body === undefined ? {} : { body }) })
+  const patch = (id: string, body: unknown) => h.request("PATCH", `/meetings/${id}`, { token: w.token, body })
+  const paid = async (m: any) => {
+    const res = await postPay(h, m.payment.paymentId, "paid")
+    expect(res.status).toBe(200)
+  }
+
+  it("an unpaid booking lapses exactly at the window's end: cancelled with reason payment-lapsed, payment expired", async () => {
+    // The clock stands at 09:00 of day 0: the window ends at 09:05.
+    const m = await bookRoom(h, w, "lotus", "10:00", "11:00", 1)
+    expect(m.billingSummaries[0].expiredAt).toBe(new Date(at("09:05")).toISOString())
+    await advanceTo(h, "09:04", 0)
+    expect((await getMeeting(h, w, m._id)).status).toBe("unpaid")
+    await advanceTo(h, "09:05", 0)
+    const got = await getMeeting(h, w, m._id)
+    expect(got.status).toBe("cancelled")
+    expect(got.payment).toBeUndefined()
+    expect(got.billingSummaries).toMatchObject([{ payment_id: m.payment.paymentId, status: "expired" }])
+    expect(got.histories.map((x: any) => x.action)).toEqual(["create", "payment-lapsed"])
+    const events = await eventsOf(h, m._id)
+    expect(events.map((e) => `${e.type}@${e.at}`)).toEqual([`ROOM_CANCEL@${new Date(at("09:05")).toISOString()}`])
+    expect(events[0]!.event.reason).toBe("payment-lapsed")
+    // The slot is free again.
+    await bookRoom(h, w, "lotus", "10:00", "11:00", 1)
+  })
+
+  describe("cancel of an unpaid booking", () => {
+    it("voids its pending payment (cancel body paymentId matching)", async () => {
+      const m = await bookRoom(h, w, "lotus", "12:00", "13:00", 1)
+      const res = await cancel(m._id, { paymentId: m.payment.paymentId })
+      expect(res.status).toBe(202)
+      expect(res.body.data.status).toBe("cancelled")
+      expect(res.body.data.payment).toBeUndefined()
+      expect(res.body.data.billingSummaries).toMatchObject([{ status: "voided" }])
+      expect((await paymentRows(h, m._id))[0]!.status).toBe("voided")
+      // The window's end later changes nothing more.
+      await advanceTo(h, "09:20", 0)
+      expect((await paymentRows(h, m._id))[0]!.status).toBe("voided")
+      expect((await eventsOf(h, m._id)).map((e) => e.type)).toEqual(["ROOM_CANCEL"])
+      expect((await eventsOf(h, m._id))[0]!.event.reason).toBeUndefined()
+    })
+
+    it("without a paymentId voids the pending payment too", async () => {
+      const m = await bookRoom(h, w, "lotus", "13:00", "14:00", 1)
+      expect((await cancel(m._id)).status).toBe(202)
+      expect((await paymentRows(h, m._id))[0]!.status).toBe("voided")
+    })
+
+    it("a paymentId that is not a payment of this meeting is 400 SV001 and cancels nothing", async () => {
+      const a = await bookRoom(h, w, "lotus", "14:00", "15:00", 1)
+      const b = await bookRoom(h, w, "lotus", "15:00", "16:00", 1)
+      const res = await cancel(a._id, { paymentId: b.payment.paymentId })
+      expect(res.status).toBe(400)
+      expect(res.body.code).toBe("SV001")
+      expect(JSON.stringify(res.body.message)).toContain("paymentId")
+      expect((await getMeeting(h, w, a._id)).status).toBe("unpaid")
+      expect((await paymentRows(h, a._id))[0]!.status).toBe("pending")
+      await cancel(a._id)
+      await cancel(b._id)
+    })
+
+    it("an operator reject of an unpaid booking voids its payment too", async () => {
+      const m = await bookRoom(h, w, "orchid", "12:00", "13:00", 1)
+      const res = await h.admin("POST", `/meetings/${m._id}/reject`, { reason: "room closed" })
+      expect(res.status).toBe(200)
+      expect(res.body.data.status).toBe("rejected")
+      expect((await paymentRows(h, m._id))[0]!.status).toBe("voided")
+      expect((await postPay(h, m.payment.paymentId, "paid")).status).toBe(409)
+    })
+
+    it("a paymentId that is no longer pending (declined) is 409 SV006; the booking stays unpaid", async () => {
+      const m = await bookRoom(h, w, "lotus", "16:00", "17:00", 1)
+      await postPay(h, m.payment.paymentId, "failed")
+      const res = await cancel(m._id, { paymentId: m.payment.paymentId })
+      expect(res.status).toBe(409)
+      expect(res.body.code).toBe("SV006")
+      expect((await getMeeting(h, w, m._id)).status).toBe("unpaid")
+      expect((await cancel(m._id)).status).toBe(202)
+    })
+  })
+
+  describe("paid extension (PATCH lengthening a paid booking)", () => {
+    it("moves the booking to unpaid with a payment for the difference; paying restores active with the new end and MODIFY", async () => {
+      const m = await bookRoom(h, w, "lotus", "10:00", "11:00", 2, { frontendRedirectUrl: "https://app.example.test/x" })
+      expect((await postPay(h, m.payment.paymentId, "paid")).status).toBe(303)
+      const res = await patch(m._id, { endDateTime: local("12:30", 2) })
+      expect(res.status).toBe(200)
+      const ext = res.body.data
+      expect(ext.status).toBe("unpaid")
+      expect(ext.endDateTime).toBe(local("12:30", 2))
+      expect(ext.payment).toMatchObject({ amount: 150, summary: { subtotal: 150, total: 150, discounts: [] } })
+      expect(ext.payment.paymentId).not.toBe(m.payment.paymentId)
+      expect(ext.billingSummaries).toMatchObject([
+        { payment_id: m.payment.paymentId, status: "paid", amount: 100, total: 100, kind: "create" },
+        { payment_id: ext.payment.paymentId, status: "pending", amount: 150, total: 250, kind: "extension" },
+      ])
+      // The extra time is held while the payer pays.
+      const clash = await h.request("POST", "/meetings", {
+        token: w.token,
+        body: { title: "x", meetingRoomId: w.ids.rooms.lotus, startDateTime: local("12:00", 2), endDateTime: local("13:00", 2) },
+      })
+      expect(clash.status).toBe(409)
+      expect(clash.body.code).toBe("SV012")
+      // No MODIFY until it is paid.
+      expect((await eventsOf(h, m._id)).map((e) => e.type)).toEqual(["ROOM_BOOK"])
+      expect((await postPay(h, ext.payment.paymentId, "paid")).status).toBe(303)
+      const got = await getMeeting(h, w, m._id)
+      expect(got.status).toBe("active")
+      expect(got.endDateTime).toBe(local("12:30", 2))
+      expect(got.payment).toBeUndefined()
+      const events = await eventsOf(h, m._id)
+      expect(events.map((e) => e.type)).toEqual(["ROOM_BOOK", "ROOM_MODIFY"])
+      expect(events[1]!.event).toMatchObject({ oldEnd: at("11:00", 2), newEnd: at("12:30", 2) })
+    })
+
+    it("a lapsed extension payment leaves the original, already paid booking as it was (end and status restored, no cancel)", async () => {
+      const m = await bookRoom(h, w, "lotus", "14:00", "15:00", 2)
+      await paid(m)
+      const res = await patch(m._id, { endDateTime: local("16:00", 2) })
+      expect(res.body.data.status).toBe("unpaid")
+      const expiredAt = res.body.data.billingSummaries[1].expiredAt
+      const clock = await h.admin("GET", "/clock")
+      expect(Date.parse(expiredAt) - Date.parse(clock.body.data.now)).toBe(5 * 60_000)
+      await h.advance(5)
+      const got = await getMeeting(h, w, m._id)
+      expect(got.status).toBe("active")
+      expect(got.endDateTime).toBe(local("15:00", 2))
+      expect(got.billingSummaries.map((b: any) => b.status)).toEqual(["paid", "expired"])
+      expect(got.histories.map((x: any) => x.action)).toEqual(["create", "payment", "update", "payment-lapsed"])
+      expect((await eventsOf(h, m._id)).map((e) => e.type)).toEqual(["ROOM_BOOK"])
+      // Its extra hour is free again; a post on the lapsed payment changes nothing.
+      expect((await postPay(h, res.body.data.payment.paymentId, "paid")).status).toBe(409)
+      await bookRoom(h, w, "lotus", "15:00", "16:00", 2)
+      expect((await getMeeting(h, w, m._id)).endDateTime).toBe(local("15:00", 2))
+    })
+
+    it("a checked-in booking extended and paid goes back to checked-in; lapsed, it is checked-in with its old end", async () => {
+      const a = await bookRoom(h, w, "orchid", "10:00", "11:00", 3)
+      await paid(a)
+      await advanceTo(h, "09:50", 3)
+      const checkIn = await h.request("POST", `/meetings/${a._id}/check-in`, { token: w.token })
+      expect(checkIn.status).toBe(202)
+      const ext = await patch(a._id, { endDateTime: local("12:00", 3) })
+      expect(ext.body.data.status).toBe("unpaid")
+      expect(ext.body.data.payment.amount).toBe(150.5)
+      await paid(ext.body.data)
+      const got = await getMeeting(h, w, a._id)
+      expect(got.status).toBe("checked-in")
+      expect(got.endDateTime).toBe(local("12:00", 3))
+
+      const again = await patch(a._id, { endDateTime: local("13:00", 3) })
+      expect(again.body.data.status).toBe("unpaid")
+      await h.advance(5)
+      const lapsed = await getMeeting(h, w, a._id)
+      expect(lapsed.status).toBe("checked-in")
+      expect(lapsed.endDateTime).toBe(local("12:00", 3))
+    })
+
+    it("a PATCH that does not raise the price (shorter, or only the title) stays active with no payment", async () => {
+      const m = await bookRoom(h, w, "lotus", "14:00", "16:00", 3)
+      await paid(m)
+      const shorter = await patch(m._id, { endDateTime: local("15:00", 3), title: "Shorter" })
+      expect(shorter.status).toBe(200)
+      expect(shorter.body.data.status).toBe("active")
+      expect(shorter.body.data.payment).toBeUndefined()
+      expect((await paymentRows(h, m._id)).length).toBe(1)
+    })
+  })
+})
