@@ -1,0 +1,40 @@
+import { defineSignal } from "@temporalio/workflow"
+import type { LifecycleSignal } from "../core/ports/lifecycle-scheduler.ts"
+
+/**
+ * What the Temporal client (adapters/scheduler/temporal.ts), the worker
+ * (runtimes/node/temporal-worker.ts) and the workflow (booking-lifecycle.ts) share: names of
+ * the workflow, its signals and the default task queue. Plain data; safe in workflow code.
+ */
+
+export const BOOKING_LIFECYCLE_WORKFLOW = "bookingLifecycle"
+export const DEFAULT_TASK_QUEUE = "keyspace-bookings"
+
+/** One workflow per booking; the id makes start idempotent (signalWithStart). */
+export const lifecycleWorkflowId = (bookingId: string): string => `booking-${bookingId}`
+
+export interface BookingLifecycleInput {
+  readonly bookingId: string
+  /** tickKeys (core/booking/timeline.ts) already handled, carried across continue-as-new. */
+  readonly handled?: ReadonlyArray<string>
+}
+
+/**
+ * One signal per user action of the spec. The workflow treats them alike (re-read the booking
+ * and re-plan): the booking row is the truth, a signal only says "something changed", so a
+ * lost, duplicated or reordered signal cannot make the workflow act on stale data.
+ */
+export const updateSignal = defineSignal("update")
+export const cancelSignal = defineSignal("cancel")
+export const checkInSignal = defineSignal("check-in")
+export const checkOutSignal = defineSignal("check-out")
+export const paymentSignal = defineSignal("payment")
+
+export const signalFor = {
+  create: updateSignal,
+  update: updateSignal,
+  cancel: cancelSignal,
+  "check-in": checkInSignal,
+  "check-out": checkOutSignal,
+  payment: paymentSignal,
+} as const satisfies Record<LifecycleSignal, ReturnType<typeof defineSignal>>
