@@ -1,0 +1,5 @@
+export { KeyspaceClient, type ClientOptions, type Credentials, type RetryPolicy } from "./client.ts"
+export { KeyspaceError } from "./errors.ts"
+export { keyRows, rowKey } from "./rows.ts"
+export type * from "./types.ts"
+export * as webhooks from "./webhooks.ts"
