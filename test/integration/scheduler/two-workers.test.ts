@@ -1,0 +1,97 @@
+import { sql } from "drizzle-orm"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeApplyTick } from "../../../adapters/scheduler/apply-tick.ts"
+import { makeEmbeddedScheduler } from "../../../adapters/scheduler/embedded.ts"
+import { boot, type Booted } from "../../../adapters/runtime/boot.ts"
+import { execute } from "../../../adapters/postgres/database.ts"
+import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
+import { local, setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
+import { seedBookings } from "./seed-bookings.ts"
+
+const DISABLED = { preStartMinutes: -1, postStartWarnMinutes: -1, postStartExpireMinutes: -1, preEndMinutes: -1 }
+
+/**
+ * Issue "Done when": two scheduler processes on one PostgreSQL apply 1,000 due ticks with no
+ * tick applied twice. Two services are booted on one database (as two server processes would
+ * be); their schedulers drain concurrently, claiming rows with FOR UPDATE SKIP LOCKED.
+ */
+describe("two scheduler workers on one PostgreSQL", () => {
+  let a: Harness
+  let b: Booted
+  let w: SchedulerWorld
+  beforeAll(async () => {
+    a = await startHarness("postgres", {}, { background: false })
+    w = await setUpSchedulerWorld(a, { rooms: 20, meetingConfig: DISABLED })
+    b = await boot(
+      {
+        DATABASE_URL: a.booted.services.config.databaseUrl,
+        KEYSPACE_SEED: "none",
+        KEYSPACE_CLOCK: "manual",
+        KEYSPACE_CLOCK_START: CLOCK_START,
+        KEYSPACE_ADMIN_TOKEN: ADMIN_TOKEN,
+        KEYSPACE_LOG_LEVEL: "silent",
+      },
+      { print: () => {}, background: false },
+    )
+  }, 120_000)
+  afterAll(async () => {
+    await b?.close()
+    await a?.close()
+  })
+
+  it("1,000 due end ticks are applied exactly once between two workers", async () => {
+    const roomIds = Array.from({ length: 20 }, (_, i) => w.ids.rooms[`r${i}`] as string)
+    const seeded = await seedBookings(a.booted.services.database.db, {
+      projectId: w.ids.id,
+      appRowId: w.app,
+      roomIds,
+      perRoom: 50,
+      firstStart: Date.parse(local("10:00")),
+      durationMin: 10,
+      createdAt: Date.parse(CLOCK_START),
+      meetingConfig: DISABLED,
+    })
+    expect(seeded).toBe(1000)
+
+    const applied = { a: [] as string[], b: [] as string[] }
+    const schedulerOf = (booted: Booted, into: string[]) =>
+      makeEmbeddedScheduler(booted.services, makeApplyTick(booted.services), {
+        batchSize: 20,
+        onApplied: (tick, outcome) => {
+          if (outcome._tag === "Transitioned") into.push(tick.bookingId)
+        },
+      })
+    const sa = schedulerOf(a.booted, applied.a)
+    const sb = schedulerOf(b, applied.b)
+    const until = Date.parse(local("23:59"))
+    await Promise.all([sa.drainUntil(until), sb.drainUntil(until)])
+
+    const all = [...applied.a, ...applied.b]
+    expect(all).toHaveLength(1000)
+    expect(new Set(all).size).toBe(1000)
+    // Both took part (SKIP LOCKED hands each its own rows).
+    expect(applied.a.length).toBeGreaterThan(0)
+    expect(applied.b.length).toBeGreaterThan(0)
+
+    const db = a.booted.services.database.db
+    const [ticks] = await execute<{ done: number; pending: number; fired_twice: number }>(
+      db,
+      sql`select count(*) filter (where state = 'done')::int as done,
+                 count(*) filter (where state = 'pending')::int as pending,
+                 count(*) filter (where attempts > 1)::int as fired_twice
+          from scheduled_ticks`,
+    )
+    expect(ticks).toEqual({ done: 1000, pending: 0, fired_twice: 0 })
+    const [histories] = await execute<{ bookings: number; entries: number }>(
+      db,
+      sql`select count(distinct booking_id)::int as bookings, count(*)::int as entries
+          from booking_histories where action = 'end'`,
+    )
+    expect(histories).toEqual({ bookings: 1000, entries: 1000 })
+    const [statuses] = await execute<{ done: number }>(
+      db,
+      sql`select count(*)::int as done from bookings where status = 'done' and title = 'Load'`,
+    )
+    expect(statuses!.done).toBe(1000)
+  }, 120_000)
+})
