@@ -19,7 +19,7 @@ export type Queryable = Db | Tx
 export interface Database {
   readonly db: Db
   readonly engine: "pglite" | "postgres"
-  /** Listens for NOTIFY on a channel (postgres only; PGlite is one process). */
+  /** Listens for NOTIFY on a channel: wakes workers when another transaction commits work. */
   readonly listen: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>
   readonly close: () => Promise<void>
 }
@@ -70,7 +70,10 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
   return {
     db,
     engine: "pglite",
-    listen: async () => async () => {},
+    listen: async (channel, onNotify) => {
+      const unlisten = await pg.listen(channel, () => onNotify())
+      return () => unlisten()
+    },
     close: () => pg.close(),
   }
 }
@@ -96,4 +99,5 @@ export const pgErrorOf = (e: unknown): { code: string; constraint: string | unde
 
 export const PG_UNIQUE_VIOLATION = "23505"
 export const PG_EXCLUSION_VIOLATION = "23P01"
+export const PG_DEADLOCK_DETECTED = "40P01"
 export const PG_SERIALIZATION_FAILURE = "40001"
