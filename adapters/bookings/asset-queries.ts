@@ -10,7 +10,7 @@ import { assetCalendar, liveSlotsOverlapping } from "../postgres/booking-repo.ts
 import type { Queryable } from "../postgres/database.ts"
 import { desksTable, projectsTable, roomsTable } from "../postgres/schema.ts"
 import type { Services } from "../runtime/services.ts"
-import { isoWithOffset } from "./meeting-view.ts"
+import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
 import { priceOf } from "./pricing-glue.ts"
 
 /** Rooms and desks: searches with availability, detail with the booking calendar. */
@@ -262,16 +262,16 @@ export const assetDetail = async (
   const tz = asset.project.timezone
   const calendar = slots.map((slot) => ({
     meetingId: slot.bookingId,
-    startDateTime: isoWithOffset(slot.startAt.getTime(), tz),
-    endDateTime: isoWithOffset(slot.endAt.getTime(), tz),
+    startDateTime: formatOffsetDateTime(slot.startAt.getTime(), tz),
+    endDateTime: formatOffsetDateTime(slot.endAt.getTime(), tz),
     status: slot.status,
   }))
   const view = asset.room ? roomView(asset.room, asset.project) : deskView(asset.desk!, asset.project)
   return {
     ...view,
     calendar: {
-      from: isoWithOffset(from, tz),
-      to: isoWithOffset(Math.max(from, to), tz),
+      from: formatOffsetDateTime(from, tz),
+      to: formatOffsetDateTime(Math.max(from, to), tz),
       bookings: calendar,
     },
   }

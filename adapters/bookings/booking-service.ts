@@ -63,7 +63,8 @@ import {
 import type { Services } from "../runtime/services.ts"
 import { lifecycleCommitted, scheduleStoredBooking } from "../scheduler/apply-tick.ts"
 import { assetConfigOf, findAsset, projectsById, requireProjectScope, type ProjectInfo } from "./asset-queries.ts"
-import { isoWithOffset, meetingView, type MeetingView } from "./meeting-view.ts"
+import { meetingView, type MeetingView } from "./meeting-view.ts"
+import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
 import { priceOf } from "./pricing-glue.ts"
 import { paymentsOf } from "../payments/payment-records.ts"
 import type { PaymentRow } from "../postgres/tables/payments.ts"
@@ -317,7 +318,7 @@ const preview = async (s: Services, p: PreviewInput) => {
           : undefined
     const price = end > p.start ? priceOf(p.chargeRate, p.start, end, tz, p.discounts) : priceOf(p.chargeRate, 0, 0, tz)
     candidates.push({
-      endDateTime: isoWithOffset(end, tz),
+      endDateTime: formatOffsetDateTime(end, tz),
       available: unavailable === undefined,
       ...(unavailable === undefined ? {} : { unavailableReason: unavailable }),
       summary: price,
@@ -330,8 +331,8 @@ const preview = async (s: Services, p: PreviewInput) => {
   return {
     draft: true,
     ...(p.kind === "room" ? { meetingRoomId: p.assetId, meetingRoomName: p.assetName } : { deskId: p.assetId }),
-    startDateTime: isoWithOffset(p.start, tz),
-    endDateTime: isoWithOffset(p.end, tz),
+    startDateTime: formatOffsetDateTime(p.start, tz),
+    endDateTime: formatOffsetDateTime(p.end, tz),
     // A 100% discount leaves nothing to pay: such a create is active at once.
     status: paid && needsPayment(price) ? "unpaid" : "active",
     available: !(await anyConflict(db, p.assetId, p.occurrences, p.exceptBookingId)),

@@ -1,5 +1,5 @@
 import { occurrenceEventId } from "../../core/booking/recurrence.ts"
-import { offsetMsAt } from "../../core/shared/local-time.ts"
+import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
 import type { BookingRow, HistoryRow, SlotRow } from "../postgres/booking-repo.ts"
 import { paymentFields } from "../payments/payment-records.ts"
 import type { PaymentRow } from "../postgres/tables/payments.ts"
@@ -9,17 +9,6 @@ import type { PaymentRow } from "../postgres/tables/payments.ts"
  * (2030-01-07T10:00:00+07:00), so a client reads the property-local wall clock directly;
  * createdAt/updatedAt and history times are UTC instants.
  */
-
-const pad = (n: number) => String(Math.floor(Math.abs(n))).padStart(2, "0")
-
-/** ISO 8601 of an instant with the zone's offset at that instant. */
-export const isoWithOffset = (instant: number, timeZone: string): string => {
-  const offset = offsetMsAt(instant, timeZone)
-  const local = new Date(instant + offset).toISOString().slice(0, 19)
-  const minutes = Math.round(offset / 60_000)
-  const sign = minutes < 0 ? "-" : "+"
-  return `${local}${sign}${pad(Math.abs(minutes) / 60)}:${pad(Math.abs(minutes) % 60)}`
-}
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString())
 
@@ -64,8 +53,8 @@ export const meetingView = (
     title: row.title,
     body: row.body ?? "",
     status: slot.status,
-    startDateTime: isoWithOffset(slot.startAt.getTime(), tz),
-    endDateTime: isoWithOffset(slot.endAt.getTime(), tz),
+    startDateTime: formatOffsetDateTime(slot.startAt.getTime(), tz),
+    endDateTime: formatOffsetDateTime(slot.endAt.getTime(), tz),
     ...(row.timePeriod === null ? {} : { timePeriod: row.timePeriod }),
     ...(ctx.showPin ? { pinCode: row.pinCode } : {}),
     organizer: {
@@ -84,9 +73,9 @@ export const meetingView = (
     ...(row.estimatedAttendance === null ? {} : { estimatedAttendance: row.estimatedAttendance }),
     ...paymentFields(ctx.payments ?? [], slot.status),
     histories: ctx.histories.map(historyView),
-    checkInDateTime: checkIns.length === 0 ? null : isoWithOffset(checkIns[0]!.at, tz),
-    checkIns: checkIns.map((c) => ({ userId: c.userId, checkInDateTime: isoWithOffset(c.at, tz) })),
-    checkOutDateTime: slot.checkOutAt === null ? null : isoWithOffset(slot.checkOutAt.getTime(), tz),
+    checkInDateTime: checkIns.length === 0 ? null : formatOffsetDateTime(checkIns[0]!.at, tz),
+    checkIns: checkIns.map((c) => ({ userId: c.userId, checkInDateTime: formatOffsetDateTime(c.at, tz) })),
+    checkOutDateTime: slot.checkOutAt === null ? null : formatOffsetDateTime(slot.checkOutAt.getTime(), tz),
     ...(isSeries ? { recurrence: row.rrule } : {}),
     ...(isSeries && options.expanded
       ? { seriesMasterId: row.id, occurrenceEventId: occurrenceEventId(row.id, slot.startAt.getTime()) }

@@ -24,9 +24,13 @@ import {
   type PaymentStatus,
 } from "../../core/ports/payments.ts"
 import { StateConflict, ValidationFailed } from "../../core/shared/errors.ts"
-import { formatHHmm, formatLocalDate, localDateOf } from "../../core/shared/local-time.ts"
+import {
+  formatHHmm,
+  formatLocalDate,
+  formatOffsetDateTime,
+  localDateOf,
+} from "../../core/shared/local-time.ts"
 import { findAsset } from "../bookings/asset-queries.ts"
-import { isoWithOffset } from "../bookings/meeting-view.ts"
 import { priceOf } from "../bookings/pricing-glue.ts"
 import {
   loadBooking,
@@ -448,8 +452,8 @@ export const payPageModel = async (
     bookingStatus: slot.status,
     assetKind: kind,
     assetName: asset.row.name,
-    startDateTime: isoWithOffset(start, tz),
-    endDateTime: isoWithOffset(end, tz),
+    startDateTime: formatOffsetDateTime(start, tz),
+    endDateTime: formatOffsetDateTime(end, tz),
     when: `${weekday} ${formatLocalDate(localDateOf(start, tz))} ${range} (${tz})`,
     lapsed: s.clock.now() >= payment.expiredAt.getTime(),
   }

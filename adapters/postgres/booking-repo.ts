@@ -3,7 +3,7 @@ import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.
 import { LIVE_STATUSES, type AssetKind, type Booking, type BookingStatus } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
-import { pgErrorOf, PG_EXCLUSION_VIOLATION, type Queryable } from "./database.ts"
+import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION, type Queryable } from "./database.ts"
 import { recordBookingEvents } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 
@@ -59,12 +59,18 @@ export const toCoreBooking = (row: BookingRow, slot: SlotRow): Booking => ({
   updatedAt: row.updatedAt.getTime(),
 })
 
-/** Runs a write; an overlap refused by booking_slots_no_overlap becomes SlotTaken (SV012). */
+/**
+ * Runs a write; an overlap refused by booking_slots_no_overlap becomes SlotTaken (SV012).
+ * Two transactions writing overlapping slots at once can each wait for the other while the
+ * constraint is checked: PostgreSQL then aborts one with a deadlock (40P01) instead of 23P01.
+ * The slot write waits on nothing else, so that too means an overlapping writer won.
+ */
 export const guardSlot = async <T>(assetId: string, write: () => Promise<T>): Promise<T> => {
   try {
     return await write()
   } catch (e) {
-    if (pgErrorOf(e)?.code === PG_EXCLUSION_VIOLATION) throw new SlotTaken({ assetId })
+    const code = pgErrorOf(e)?.code
+    if (code === PG_EXCLUSION_VIOLATION || code === PG_DEADLOCK_DETECTED) throw new SlotTaken({ assetId })
     throw e
   }
 }

@@ -1,4 +1,5 @@
 import type { AutoCancelReason, BookingDomainEvent, BookingEventKind } from "./domain-events.ts"
+import { formatHHmm, formatOffsetDateTime } from "../shared/local-time.ts"
 
 /**
  * Webhook `data` for booking events (spec "Booking events"): one builder per event kind, each
@@ -107,75 +108,6 @@ export const cancelReasonText: Record<AutoCancelReason, CancelReasonText> = {
 export const bookingEventType = (kind: BookingEventKind, asset: AssetKind): BookingEventType =>
   `${asset === "room" ? "ROOM" : "DESK"}_${kind}`
 
-// --- property-local time -------------------------------------------------------------------
-// Kept here rather than shared: a tiny Intl wrapper, independent of core/shared/local-time.ts.
-
-const formatters = new Map<string, Intl.DateTimeFormat>()
-
-const formatterFor = (timeZone: string): Intl.DateTimeFormat => {
-  let f = formatters.get(timeZone)
-  if (f === undefined) {
-    // h23: midnight is "00", never "24" as some engines print with hour12: false.
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    })
-    formatters.set(timeZone, f)
-  }
-  return f
-}
-
-interface WallClock {
-  readonly year: number
-  readonly month: number
-  readonly day: number
-  readonly hour: number
-  readonly minute: number
-  readonly second: number
-}
-
-const wallClock = (ms: number, timeZone: string): WallClock => {
-  const parts: Record<string, number> = {}
-  for (const p of formatterFor(timeZone).formatToParts(ms)) {
-    if (p.type !== "literal") parts[p.type] = Number(p.value)
-  }
-  return {
-    year: parts["year"] ?? 0,
-    month: parts["month"] ?? 1,
-    day: parts["day"] ?? 1,
-    hour: parts["hour"] ?? 0,
-    minute: parts["minute"] ?? 0,
-    second: parts["second"] ?? 0,
-  }
-}
-
-const pad = (n: number, width = 2): string => String(n).padStart(width, "0")
-
-/** Property-local "HH:mm" (24-hour). */
-export const localHourMinute = (ms: number, timeZone: string): string => {
-  const w = wallClock(ms, timeZone)
-  return `${pad(w.hour)}:${pad(w.minute)}`
-}
-
-/** ISO 8601 date-time in the property's offset, e.g. "2025-03-01T09:30:00+07:00". */
-export const localIsoDateTime = (ms: number, timeZone: string): string => {
-  const w = wallClock(ms, timeZone)
-  const wholeSecond = Math.floor(ms / 1000) * 1000
-  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second)
-  const offsetMinutes = Math.round((asUtc - wholeSecond) / 60_000)
-  const sign = offsetMinutes < 0 ? "-" : "+"
-  const abs = Math.abs(offsetMinutes)
-  const date = `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)}`
-  const time = `${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`
-  return `${date}T${time}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
-}
-
 // --- builders ------------------------------------------------------------------------------
 
 type EventOf<K extends BookingEventKind> = Extract<BookingDomainEvent, { kind: K }>
@@ -194,11 +126,11 @@ const userName = (ctx: BookingEventContext) =>
 const userEmail = (ctx: BookingEventContext) =>
   ctx.organizerEmail === undefined ? {} : { userEmail: ctx.organizerEmail }
 
-const hm = (ms: number, ctx: BookingEventContext): string => localHourMinute(ms, ctx.timezone)
+const hm = (ms: number, ctx: BookingEventContext): string => formatHHmm(ms, ctx.timezone)
 
 export const bookPayload = (event: EventOf<"BOOK">, ctx: BookingEventContext): BookData => ({
   ...located(event.at, ctx),
-  bookingDate: localIsoDateTime(ctx.start, ctx.timezone),
+  bookingDate: formatOffsetDateTime(ctx.start, ctx.timezone),
   startTime: hm(ctx.start, ctx),
   endTime: hm(ctx.end, ctx),
   ...(ctx.attendeeNames === undefined ? {} : { attendees: [...ctx.attendeeNames] }),
@@ -217,7 +149,7 @@ export const modifyPayload = (event: EventOf<"MODIFY">, ctx: BookingEventContext
 
 export const cancelPayload = (event: EventOf<"CANCEL">, ctx: BookingEventContext): CancelData => ({
   ...located(event.at, ctx),
-  bookingDate: localIsoDateTime(ctx.start, ctx.timezone),
+  bookingDate: formatOffsetDateTime(ctx.start, ctx.timezone),
   ...(event.reason === undefined ? {} : { cancelReason: cancelReasonText[event.reason] }),
   ...userName(ctx),
 })

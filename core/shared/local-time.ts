@@ -149,6 +149,16 @@ export const offsetMsAt = (instant: number, timeZone: string): number => {
   return asUtc - Math.floor(instant / 1000) * 1000
 }
 
+/** ISO 8601 of an instant with the zone's offset at that instant: 2030-01-07T10:00:00+07:00. */
+export const formatOffsetDateTime = (instant: number, timeZone: string): string => {
+  const w = wallClock(instant, timeZone)
+  const minutes = Math.round(offsetMsAt(instant, timeZone) / 60_000)
+  const sign = minutes < 0 ? "-" : "+"
+  const abs = Math.abs(minutes)
+  const date = `${String(w.year).padStart(4, "0")}-${pad(w.month)}-${pad(w.day)}`
+  return `${date}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+}
+
 /**
  * The instant at which the zone's clock reads `time` on `date`. `time` is "HH:mm:ss" or
  * seconds since midnight (86400 = the next midnight, used for "until end of day").

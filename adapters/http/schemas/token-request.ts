@@ -1,6 +1,10 @@
 import { Schema } from "effect"
 
-const NonEmpty = Schema.String.check(Schema.isMinLength(1))
+// PostgreSQL text cannot hold U+0000: refused here (400), not by the database (500).
+const NonEmpty = Schema.String.check(
+  Schema.isMinLength(1),
+  Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain NUL characters"),
+)
 
 export const GrantType = Schema.Literals([
   "app_credentials",

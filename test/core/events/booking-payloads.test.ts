@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest"
 import type { BookingDomainEvent } from "../../../core/events/domain-events.ts"
-import {
-  type BookingEventContext,
-  bookingPayload,
-  localHourMinute,
-  localIsoDateTime,
-} from "../../../core/events/booking-payloads.ts"
+import { type BookingEventContext, bookingPayload } from "../../../core/events/booking-payloads.ts"
+import { formatHHmm, formatOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { makeEnvelope } from "../../../core/events/envelope.ts"
 
 const MIN = 60_000
@@ -156,21 +152,21 @@ describe("booking event data (spec: Booking events)", () => {
 
 describe("property-local time formatting", () => {
   it("midnight is 00:00 (24-hour clock, h23)", () => {
-    expect(localHourMinute(Date.parse("2025-03-03T00:00:00+07:00"), "Asia/Bangkok")).toBe("00:00")
-    expect(localHourMinute(Date.parse("2025-03-03T23:59:00+07:00"), "Asia/Bangkok")).toBe("23:59")
+    expect(formatHHmm(Date.parse("2025-03-03T00:00:00+07:00"), "Asia/Bangkok")).toBe("00:00")
+    expect(formatHHmm(Date.parse("2025-03-03T23:59:00+07:00"), "Asia/Bangkok")).toBe("23:59")
   })
 
   it("the offset follows daylight saving time in the property's zone", () => {
-    expect(localIsoDateTime(Date.parse("2025-01-15T14:00:00Z"), "America/New_York")).toBe(
+    expect(formatOffsetDateTime(Date.parse("2025-01-15T14:00:00Z"), "America/New_York")).toBe(
       "2025-01-15T09:00:00-05:00",
     )
-    expect(localIsoDateTime(Date.parse("2025-07-15T13:00:00Z"), "America/New_York")).toBe(
+    expect(formatOffsetDateTime(Date.parse("2025-07-15T13:00:00Z"), "America/New_York")).toBe(
       "2025-07-15T09:00:00-04:00",
     )
-    expect(localIsoDateTime(Date.parse("2025-07-15T13:00:00Z"), "Asia/Kolkata")).toBe(
+    expect(formatOffsetDateTime(Date.parse("2025-07-15T13:00:00Z"), "Asia/Kolkata")).toBe(
       "2025-07-15T18:30:00+05:30",
     )
-    expect(localIsoDateTime(Date.parse("2025-07-15T13:00:00Z"), "UTC")).toBe(
+    expect(formatOffsetDateTime(Date.parse("2025-07-15T13:00:00Z"), "UTC")).toBe(
       "2025-07-15T13:00:00+00:00",
     )
   })
