@@ -251,6 +251,14 @@ const loadVisible = async (s: Services, principal: Principal | "operator", id: s
   return stored
 }
 
+/** A visible booking with its asset, the project's timezone and the asset's configuration. */
+const loadForChange = async (s: Services, principal: Principal | "operator", id: string) => {
+  const visible = await loadVisible(s, principal, id)
+  const kind = visible.row.assetKind as AssetKind
+  const asset = await findAsset(s.database.db, undefined, kind, visible.row.assetId)
+  return { visible, kind, asset, tz: asset.project.timezone, config: assetConfigOf(asset.row.config) }
+}
+
 interface Candidate {
   readonly endDateTime: string
   readonly available: boolean
@@ -486,11 +494,7 @@ export const updateMeeting = async (
 ): Promise<{ updated: true; meeting: MeetingView } | { updated: false; preview: unknown }> => {
   const now = s.clock.now()
   const db = s.database.db
-  const visible = await loadVisible(s, principal, id)
-  const kind = visible.row.assetKind as AssetKind
-  const asset = await findAsset(db, undefined, kind, visible.row.assetId)
-  const tz = asset.project.timezone
-  const config = assetConfigOf(asset.row.config)
+  const { visible, kind, asset, tz, config } = await loadForChange(s, principal, id)
   const timesRequested =
     req.startDateTime !== undefined || req.endDateTime !== undefined || req.timePeriod !== undefined
   if (kind === "room" && req.timePeriod !== undefined)
@@ -637,11 +641,7 @@ export const actOnMeeting = async (
 ): Promise<MeetingView> => {
   const now = s.clock.now()
   const db = s.database.db
-  const visible = await loadVisible(s, principal, id)
-  const kind = visible.row.assetKind as AssetKind
-  const asset = await findAsset(db, undefined, kind, visible.row.assetId)
-  const tz = asset.project.timezone
-  const config = assetConfigOf(asset.row.config)
+  const { visible, kind, asset, tz, config } = await loadForChange(s, principal, id)
   const actor: Actor =
     principal === "operator"
       ? { userId: "operator", isProjectAdmin: true }
