@@ -1,0 +1,432 @@
+/**
+ * `npm run bench`: Keyspace against its physical limits, on the local PostgreSQL.
+ *
+ *   npm run bench                   the default run (100,000 seeded bookings, 10 s per load)
+ *   npm run bench -- --growth       search, listing and create at 10k, 100k and 1M bookings
+ *   npm run bench -- --duration 5   seconds per load
+ *   npm run bench -- --skip-workers leave out the scheduler and webhook figures
+ *
+ * Creates a fresh database, runs the server as a child process (Node, `node --import tsx`,
+ * the same loader as `npx tsx` without the wrapper process, so /proc/<pid> is the server),
+ * seeds with bulk SQL, drives it with autocannon, prints one table and writes
+ * bench/results/<date>.json. The database is dropped at the end.
+ */
+import autocannon from "autocannon"
+import { spawn, type ChildProcess } from "node:child_process"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { cpus, totalmem } from "node:os"
+import { parseArgs } from "node:util"
+import postgres from "postgres"
+import { freshPostgresDatabase } from "../test/support/databases.ts"
+
+const { values: args } = parseArgs({
+  options: {
+    growth: { type: "boolean", default: false },
+    duration: { type: "string", default: "10" },
+    bookings: { type: "string", default: "100000" },
+    "skip-workers": { type: "boolean", default: false },
+    /** Keep the database (and print its URL) to profile a query by hand. */
+    keep: { type: "boolean", default: false },
+  },
+})
+const DURATION = Number(args.duration)
+const ADMIN = "bench-admin-token-0123456789"
+const ROOMS = 1000
+const DESKS = 10_000
+const HOUR = 3_600_000
+const root = new URL("..", import.meta.url).pathname
+
+// --- helpers ------------------------------------------------------------------------------
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const mb = (kb: number) => Math.round(kb / 102.4) / 10
+const statusKb = (pid: number, field: "VmRSS" | "VmHWM"): number => {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+    return m ? Number(m[1]) : 0
+  } catch {
+    return 0
+  }
+}
+
+/** Peak RSS of a process while `work` runs (sampled every 50 ms). */
+const withPeakRss = async <T>(pid: number, work: () => Promise<T>): Promise<[T, number]> => {
+  let peak = statusKb(pid, "VmRSS")
+  const timer = setInterval(() => (peak = Math.max(peak, statusKb(pid, "VmRSS"))), 50)
+  try {
+    return [await work(), mb(peak)]
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+const startChild = async (command: string[], env: Record<string, string>, ready: (port: number) => Promise<boolean>, port: number) => {
+  const child = spawn(command[0]!, command.slice(1), { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] })
+  let stderr = ""
+  child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${command.join(" ")} exited: ${stderr}`)
+    if (await ready(port).catch(() => false)) return child
+    await sleep(100)
+  }
+  throw new Error(`${command.join(" ")} did not start: ${stderr}`)
+}
+const stopChild = async (child: ChildProcess) => {
+  if (child.exitCode !== null) return
+  child.kill("SIGTERM")
+  for (let i = 0; i < 100 && child.exitCode === null; i++) await sleep(50)
+  if (child.exitCode === null) child.kill("SIGKILL")
+}
+
+interface Load {
+  readonly reqPerSec: number
+  readonly p50: number
+  readonly p99: number
+  readonly requests: number
+  readonly statuses: Record<string, number>
+}
+
+/** One autocannon run; `body` builds each request body (random slots), statuses are counted. */
+const load = async (
+  url: string,
+  opts: { connections: number; duration?: number; amount?: number; method?: string; token?: string; body?: () => unknown },
+): Promise<Load> => {
+  const statuses: Record<string, number> = {}
+  const headers: Record<string, string> = { "content-type": "application/json" }
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`
+  const result = await autocannon({
+    url,
+    connections: opts.connections,
+    ...(opts.amount ? { amount: opts.amount } : { duration: opts.duration ?? DURATION }),
+    requests: [
+      {
+        method: (opts.method ?? "GET") as "GET",
+        headers,
+        ...(opts.body ? { setupRequest: (req: any) => ({ ...req, body: JSON.stringify(opts.body!()) }) } : {}),
+        onResponse: (status: number) => void (statuses[status] = (statuses[status] ?? 0) + 1),
+      },
+    ],
+  })
+  return {
+    reqPerSec: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    statuses,
+  }
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
+
+// --- seeding ------------------------------------------------------------------------------
+
+const everyDay = Object.fromEntries(
+  ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => [d, { availableTime: { start: "00:00:00", end: "23:59:00" } }]),
+)
+
+const manifest = {
+  projects: [
+    {
+      key: "bench", name: "Bench Tower", timezone: "Asia/Bangkok",
+      zones: [{ key: "a", name: "A", floors: [{ key: "a-1", name: "A1" }] }],
+      rooms: [{ key: "template", name: "Room 0", zone: "a", floor: "a-1", capacity: 8, config: { dayConfig: everyDay, bookMultipleDayRoom: true } }],
+      desks: [{ key: "template", name: "Desk 0", zone: "a", floor: "a-1", config: { dayConfig: everyDay } }],
+    },
+  ],
+  apps: [{ key: "bench", appId: "bench-app", appSecret: "bench-secret-123", projects: ["bench"] }],
+}
+
+const hex = (prefix: string, g: string) => `'${prefix}' || lpad(to_hex(${g}), 16, '0')`
+
+/** 1,000 rooms and 10,000 desks cloned from the manifest's templates (generate_series). */
+const seedAssets = async (sql: postgres.Sql) => {
+  for (const [table, prefix, count] of [["rooms", "a1a1a1a1", ROOMS - 1], ["desks", "d1d1d1d1", DESKS - 1]] as const) {
+    const cols = (await sql`select column_name from information_schema.columns where table_name = ${table} and table_schema = 'public'`).map((r) => r.column_name as string)
+    const pick = cols.map((c) =>
+      c === "id" ? `${hex(prefix, "g")}` : c === "key" ? `'k' || g` : c === "name" ? `'${table === "rooms" ? "Room" : "Desk"} ' || g` : c === "index" ? "g" : `t."${c}"`,
+    )
+    await sql.unsafe(`insert into ${table} (${cols.map((c) => `"${c}"`).join(", ")})
+      select ${pick.join(", ")} from ${table} t, generate_series(1, ${count}) g where t.key = 'template'`)
+  }
+}
+
+/**
+ * `n` live bookings spread over every asset (1,000 rooms then 10,000 desks): booking i takes
+ * asset i % 11,000, at day0 + k*2h + (i % 8)*15min with k = i / 11,000, one hour long, so no
+ * two overlap. Each gets its slot and its create history, as the service writes them.
+ */
+const seedBookings = async (sql: postgres.Sql, n: number, from: number, day0: number, app: string, project: string) => {
+  if (n <= from) return
+  await sql.unsafe(`create temporary table if not exists bench_assets as
+    select row_number() over (order by kind, id) - 1 as n, id, kind from (
+      select id, 'room' as kind from rooms union all select id, 'desk' as kind from desks) a`)
+  await sql.unsafe(`create index if not exists bench_assets_n on bench_assets (n)`)
+  const start = `to_timestamp(${day0 / 1000}) + ((g / ${ROOMS + DESKS}) * interval '2 hours') + ((g % 8) * interval '15 minutes')`
+  await sql.unsafe(`insert into bookings (id, project_id, asset_kind, asset_id, title, status, start_at, end_at, organizer,
+      organizer_user_id, pin_code, created_by_app_id)
+    select ${hex("b0b0b0b0", "g")}, '${project}', a.kind, a.id, 'Seeded ' || g, 'active', ${start}, ${start} + interval '1 hour',
+      jsonb_build_object('userId', '${app}', 'name', 'bench', 'displayName', 'bench'), '${app}', lpad((g % 1000000)::text, 6, '0'), '${app}'
+    from generate_series(${from}, ${n - 1}) g join bench_assets a on a.n = g % ${ROOMS + DESKS}`)
+  await sql.unsafe(`insert into booking_slots (id, booking_id, project_id, asset_id, start_at, end_at, status)
+    select ${hex("c0c0c0c0", "g")}, ${hex("b0b0b0b0", "g")}, '${project}', a.id, ${start}, ${start} + interval '1 hour', 'active'
+    from generate_series(${from}, ${n - 1}) g join bench_assets a on a.n = g % ${ROOMS + DESKS}`)
+  await sql.unsafe(`insert into booking_histories (id, booking_id, action, at, by)
+    select ${hex("e0e0e0e0", "g")}, ${hex("b0b0b0b0", "g")}, 'create', now(), '${app}' from generate_series(${from}, ${n - 1}) g`)
+  await sql.unsafe("analyze")
+}
+
+// --- the raw-SQL limit of one create ------------------------------------------------------
+
+/**
+ * The statements one `POST /meetings` (free desk, app token) sends, as read from
+ * adapters/auth/token-service.ts, adapters/bookings/booking-service.ts, postgres/booking-repo.ts
+ * and scheduler/ticks.ts, run directly through the `postgres` driver: token lookup, asset and
+ * project, organizer, then one transaction (booking, slot, history, outbox event with its
+ * webhook trigger, asset again for meetingConfig, tick replace, tick notify), then the render
+ * reads. No validation, no core, no HTTP: the floor under our latency.
+ */
+let rawSeq = 0
+const rawCreates = async (url: string, concurrency: number, seconds: number, ctx: { desks: string[]; project: string; app: string; tokenHash: string }, slot: () => [number, number]) => {
+  const sql = postgres(url, { max: concurrency, prepare: true, onnotice: () => {} })
+  const id = () => `f${process.pid.toString(16).padStart(7, "0")}`.slice(0, 8) + (++rawSeq).toString(16).padStart(16, "0")
+  const latencies: number[] = []
+  const until = Date.now() + seconds * 1000
+  let ok = 0
+  let conflicts = 0
+  const worker = async () => {
+    while (Date.now() < until) {
+      const t0 = performance.now()
+      const desk = ctx.desks[Math.floor(Math.random() * ctx.desks.length)]!
+      const [start, end] = slot()
+      const bookingId = id()
+      try {
+        await sql`select t.app_id, t.kind, t.grant, t.subject_user_id, t.project_id, t.expires_at, t.revoked_at, a.key, ap.project_id
+          from tokens t join apps a on a.id = t.app_id left join app_projects ap on ap.app_id = t.app_id where t.token_hash = ${ctx.tokenHash}`
+        await sql`select * from desks where id = ${desk} limit 1`
+        await sql`select id, timezone, brand_id from projects where id in (${ctx.project})`
+        await sql`select key, app_id from apps where id = ${ctx.app}`
+        await sql.begin(async (tx) => {
+          await tx`insert into bookings (id, project_id, asset_kind, asset_id, title, status, start_at, end_at, organizer, organizer_user_id,
+              attendees, pin_code, check_ins, created_by_app_id, created_at, updated_at)
+            values (${bookingId}, ${ctx.project}, 'desk', ${desk}, 'raw', 'active', ${new Date(start)}, ${new Date(end)},
+              ${sql.json({ userId: ctx.app, name: "bench", displayName: "bench" })}, ${ctx.app}, '[]', '123456', '[]', ${ctx.app}, now(), now()) returning *`
+          await tx`insert into booking_slots (id, booking_id, project_id, asset_id, occurrence_index, start_at, end_at, status, created_at, updated_at)
+            values (${id()}, ${bookingId}, ${ctx.project}, ${desk}, 0, ${new Date(start)}, ${new Date(end)}, 'active', now(), now()) returning *`
+          await tx`insert into booking_histories (id, booking_id, action, at, by) values (${id()}, ${bookingId}, 'create', now(), ${ctx.app})`
+          await tx`insert into outbox_events (id, project_id, booking_id, type, payload, occurred_at)
+            values (${id()}, ${ctx.project}, ${bookingId}, 'DESK_BOOK', ${sql.json({ event: { kind: "BOOK", bookingId } })}, now())`
+          await tx`select * from desks where id = ${desk} limit 1`
+          await tx`select id, timezone, brand_id from projects where id in (${ctx.project})`
+          await tx`delete from scheduled_ticks where booking_id = ${bookingId} and state = 'pending'`
+          const ticks = [start - 15 * 60_000, start + 10 * 60_000, start + 15 * 60_000, end - 15 * 60_000]
+          await tx`insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at)
+            values (${bookingId}, 0, 'pre-start', 1, ${new Date(ticks[0]!)}, ${new Date(ticks[0]!)}),
+                   (${bookingId}, 0, 'post-start-warn', 2, ${new Date(ticks[1]!)}, ${new Date(ticks[1]!)}),
+                   (${bookingId}, 0, 'post-start-expire', 3, ${new Date(ticks[2]!)}, ${new Date(ticks[2]!)}),
+                   (${bookingId}, 0, 'pre-end', 4, ${new Date(ticks[3]!)}, ${new Date(ticks[3]!)})
+            on conflict (booking_id, kind, due_at) do nothing`
+          await tx`select pg_notify('keyspace_ticks', '')`
+        })
+        await sql`select id, timezone, brand_id from projects where id in (${ctx.project})`
+        await sql`select * from booking_histories where booking_id in (${bookingId}) order by at, id`
+        await sql`select * from payments where booking_id in (${bookingId})`
+        ok++
+      } catch (e) {
+        if ((e as { code?: string }).code === "23P01") conflicts++
+        else throw e
+      }
+      latencies.push(performance.now() - t0)
+    }
+  }
+  const t0 = Date.now()
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const elapsed = (Date.now() - t0) / 1000
+  await sql.end()
+  latencies.sort((a, b) => a - b)
+  return { reqPerSec: Math.round((ok + conflicts) / elapsed), p50: Math.round(pct(latencies, 50) * 10) / 10, p99: Math.round(pct(latencies, 99) * 10) / 10, ok, conflicts }
+}
+
+// --- the run ------------------------------------------------------------------------------
+
+interface Row {
+  readonly name: string
+  readonly ours: string
+  readonly limit: string
+  readonly ratio: string
+  readonly memoryMb: number | string
+}
+
+const main = async () => {
+  const started = Date.now()
+  const pg = await freshPostgresDatabase()
+  const sql = postgres(pg.url, { max: 2, onnotice: () => {} })
+  const rows: Row[] = []
+  const results: Record<string, unknown> = {}
+  let server: ChildProcess | undefined
+  const port = 3700 + Math.floor(Math.random() * 200)
+  const base = `http://127.0.0.1:${port}`
+  const health = async (p: number) => (await fetch(`http://127.0.0.1:${p}/healthz`)).ok
+  const startServer = () =>
+    startChild([process.execPath, "--import", "tsx", "runtimes/node/server.ts"], {
+      DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "info",
+    }, health, port)
+  const print = (line: string) => console.log(line)
+  try {
+    print(`bench: database ${new URL(pg.url).pathname.slice(1)}, server on ${base}`)
+    server = await startServer()
+    const applied = await (await fetch(`${base}/admin/v1/manifest`, { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify(manifest) })).json() as any
+    const project = applied.data.projects.bench.id as string
+    const app = applied.data.apps.bench as string
+    const token = (await (await fetch(`${base}/auth/accessToken`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant_type: "app_credentials", app_id: "bench-app", app_secret: "bench-secret-123" }) })).json() as any).access_token as string
+    const tokenHash = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token))).toString("hex")
+    const [tokenRow] = await sql`select token_hash from tokens where token_hash = ${tokenHash}`
+    if (!tokenRow) throw new Error("token hash scheme changed: adjust the raw-SQL create")
+
+    await seedAssets(sql)
+    const desks = (await sql`select id from desks`).map((r) => r.id as string)
+    const rooms = (await sql`select id from rooms`).map((r) => r.id as string)
+    // Seeded bookings start tomorrow (UTC midnight) and end within 8 days even at 1M; creates
+    // go 10-60 days out, so they never meet the seed and rarely each other.
+    const day0 = Math.ceil(Date.now() / 86_400_000) * 86_400_000
+    const freeSlot = (): [number, number] => {
+      const start = day0 + (10 + Math.floor(Math.random() * 50)) * 24 * HOUR + Math.floor(Math.random() * 96) * 15 * 60_000
+      return [start, start + 15 * 60_000]
+    }
+    const iso = (ms: number) => new Date(ms).toISOString()
+    const createBody = () => {
+      const [s, e] = freeSlot()
+      return { deskId: desks[Math.floor(Math.random() * desks.length)], title: "bench", startDateTime: iso(s), endDateTime: iso(e) }
+    }
+
+    const sizes = args.growth ? [10_000, 100_000, 1_000_000] : [Number(args.bookings)]
+    let seeded = 0
+    for (const size of sizes) {
+      const t0 = Date.now()
+      await seedBookings(sql, size, seeded, day0, app, project)
+      seeded = size
+      print(`bench: ${size.toLocaleString("en")} bookings seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+      const pid = server.pid!
+      const tag = sizes.length > 1 ? ` @${size / 1000}k` : ""
+      const windowStart = day0 + 30 * 60_000
+      const roomsPath = `/meeting-rooms?projectId=${project}&startDateTime=${encodeURIComponent(iso(windowStart))}&endDateTime=${encodeURIComponent(iso(windowStart + HOUR))}`
+      const desksPath = `/desks?projectId=${project}&startDateTime=${encodeURIComponent(iso(windowStart))}&endDateTime=${encodeURIComponent(iso(windowStart + HOUR))}&limit=100`
+      const meetingsPath = `/meetings?projectId=${project}&from=${encodeURIComponent(iso(day0))}&to=${encodeURIComponent(iso(day0 + 7 * 24 * HOUR))}`
+      const reads: Array<[string, string]> = [["room availability search (1,000 rooms)", roomsPath], ["desk listing, free in a window (10,000 desks)", desksPath], ["GET /meetings, one week", meetingsPath]]
+      for (const [name, path] of reads) {
+        const bytes = Buffer.from(await (await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer())
+        const [ours, mem] = await withPeakRss(pid, () => load(base + path, { connections: 16, token }))
+        const file = `/tmp/keyspace-bench-bare-${port}.json`
+        writeFileSync(file, bytes)
+        const barePort = port + 1000
+        const bare = await startChild([process.execPath, "--import", "tsx", "bench/bare-server.ts"], { BARE_FILE: file }, async (p) => (await fetch(`http://127.0.0.1:${p}/`)).ok, barePort)
+        const limit = await load(`http://127.0.0.1:${barePort}${path}`, { connections: 16 })
+        await stopChild(bare)
+        const okShare = (ours.statuses["200"] ?? 0) / Math.max(1, ours.requests)
+        results[`${name}${tag}`] = { ours, bare: limit, bytes: bytes.length, peakRssMb: mem, okShare }
+        rows.push({
+          name: `${name}${tag}, ${(bytes.length / 1024).toFixed(0)} KiB`,
+          ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms`,
+          limit: `${limit.reqPerSec} req/s p50 ${limit.p50} p99 ${limit.p99} ms`,
+          ratio: `p99 x${(ours.p99 / Math.max(1, limit.p99)).toFixed(1)}, req/s ${(ours.reqPerSec / Math.max(1, limit.reqPerSec)).toFixed(2)}`,
+          memoryMb: mem,
+        })
+        print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours} | bare ${rows.at(-1)!.limit}`)
+      }
+      for (const c of sizes.length > 1 ? [64] : [16, 64]) {
+        const [ours, mem] = await withPeakRss(pid, () => load(`${base}/meetings`, { connections: c, method: "POST", token, body: createBody }))
+        const raw = await rawCreates(pg.url, c, DURATION, { desks, project, app, tokenHash }, freeSlot)
+        results[`create c${c}${tag}`] = { ours, raw, peakRssMb: mem }
+        rows.push({
+          name: `POST /meetings, random free slots, c=${c}${tag} (${ours.statuses["201"] ?? 0} x 201, ${ours.statuses["409"] ?? 0} x 409)`,
+          ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms`,
+          limit: `raw SQL ${raw.reqPerSec} tx/s p50 ${raw.p50} p99 ${raw.p99} ms`,
+          ratio: `req/s ${(ours.reqPerSec / Math.max(1, raw.reqPerSec)).toFixed(2)}, p99 x${(ours.p99 / Math.max(1, raw.p99)).toFixed(1)}`,
+          memoryMb: mem,
+        })
+        print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours} | ${rows.at(-1)!.limit}`)
+      }
+    }
+    // Contended: 64 clients, one slot, 192 requests (3 each): exactly one 201. Kept small: every
+    // lost race waits on the winner inside the exclusion check, and ties resolve by deadlock_timeout.
+    {
+      const [s, e] = [day0 + 70 * 24 * HOUR, day0 + 70 * 24 * HOUR + HOUR]
+      const body = { deskId: desks[0], title: "contended", startDateTime: iso(s), endDateTime: iso(e) }
+      const [ours, mem] = await withPeakRss(server.pid!, () => load(`${base}/meetings`, { connections: 64, amount: 192, method: "POST", token, body: () => body }))
+      const [{ n }] = await sql`select count(*)::int as n from booking_slots where asset_id = ${desks[0]!} and start_at = ${new Date(s)} and status = 'active'`
+      results["contended create"] = { ours, peakRssMb: mem, liveRowsForSlot: n }
+      rows.push({
+        name: `POST /meetings, one slot, 64 clients: ${ours.statuses["201"] ?? 0} x 201 (must be 1), ${ours.statuses["409"] ?? 0} x 409`,
+        ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms`,
+        limit: `live rows for the slot: ${n}`,
+        ratio: (ours.statuses["201"] ?? 0) === 1 && n === 1 ? "ok" : "FAILED",
+        memoryMb: mem,
+      })
+      print(`bench: ${rows.at(-1)!.name}`)
+    }
+    results.plans = await plans(sql, project, rooms, day0)
+    results.serverPeakRssMb = mb(statusKb(server.pid!, "VmHWM"))
+    await stopChild(server)
+    server = undefined
+
+    if (!args["skip-workers"]) {
+      const { runSchedulerBench } = await import("./scheduler.ts").catch(() => ({ runSchedulerBench: undefined }))
+      if (runSchedulerBench) {
+        const r = await runSchedulerBench({ print: () => {} })
+        results.scheduler = r
+        rows.push({ name: `scheduler: ${r.scheduledBookings.toLocaleString("en")} scheduled bookings, backlog drain`, ours: `${Math.round(r.backlog.ticksPerSecond)} ticks/s, ${Math.round(r.backlog.transitionsPerSecond)} transitions/s`, limit: `firing lag p50 ${r.lag.p50Ms} p99 ${r.lag.p99Ms} ms`, ratio: "-", memoryMb: r.memory.rssMb })
+        print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours}`)
+      }
+      const { benchWebhooks } = await import("./webhooks.ts").catch(() => ({ benchWebhooks: undefined }))
+      if (benchWebhooks) {
+        const wpg = await freshPostgresDatabase()
+        try {
+          const r = await benchWebhooks({ databaseUrl: wpg.url })
+          results.webhooks = r
+          rows.push({ name: `webhooks: ${r.deliveries} deliveries to a local receiver (${r.engine})`, ours: `${Math.round(r.deliveriesPerSecond)} deliveries/s`, limit: `booking->delivery lag p50 ${r.lagMs.p50} p99 ${r.lagMs.p99} ms`, ratio: "-", memoryMb: "-" })
+          print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours}`)
+        } finally {
+          await wpg.drop()
+        }
+      }
+    }
+  } finally {
+    if (server) await stopChild(server)
+    await sql.end()
+    if (args.keep) console.log(`kept database: ${pg.url}`)
+    else await pg.drop()
+  }
+  const machine = `${cpus().length} x ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL local`
+  const widths = [0, 0, 0, 0, 0]
+  const table = [["benchmark", "Keyspace", "limit (same run)", "ratio", "peak RSS MB"], ...rows.map((r) => [r.name, r.ours, r.limit, r.ratio, String(r.memoryMb)])]
+  for (const line of table) line.forEach((cell, i) => (widths[i] = Math.max(widths[i]!, cell.length)))
+  console.log(`\nKeyspace bench, ${new Date().toISOString()}, ${machine}, ${DURATION} s per load, ${((Date.now() - started) / 1000).toFixed(0)} s total`)
+  for (const [i, line] of table.entries()) {
+    console.log(`| ${line.map((cell, j) => cell.padEnd(widths[j]!)).join(" | ")} |`)
+    if (i === 0) console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`)
+  }
+  mkdirSync(`${root}bench/results`, { recursive: true })
+  const file = `${root}bench/results/${new Date().toISOString().slice(0, 19).replace(/:/g, "-")}${args.growth ? "-growth" : ""}.json`
+  writeFileSync(file, JSON.stringify({ machine, durationSeconds: DURATION, rows, results }, null, 2))
+  console.log(`\nwritten ${file}`)
+}
+
+/** EXPLAIN ANALYZE of the hot queries, as the service sends them (bench/README.md shows them). */
+const plans = async (sql: postgres.Sql, project: string, rooms: string[], day0: number) => {
+  // Long IN lists are cut so the plans stay readable.
+  const explain = async (text: string, params: unknown[]) =>
+    (await sql.unsafe(`explain (analyze, buffers off, costs off) ${text}`, params as never[]))
+      .map((r: any) => String(r["QUERY PLAN"]).replace(/'\{[^}]{200,}\}'/g, "'{...}'"))
+      .join("\n")
+  const live = "status in ('unpaid', 'active', 'checked-in')"
+  const from = new Date(day0 + 30 * 60_000)
+  const to = new Date(day0 + 90 * 60_000)
+  const roomList = rooms.map((_, i) => `$${i + 3}`).join(", ")
+  return {
+    liveSlotsOverlapping_rooms: await explain(`select * from booking_slots where asset_id in (${roomList}) and ${live} and start_at < $1 and end_at > $2`, [to, from, ...rooms]),
+    meetingsCount: await explain(`select count(*)::int from booking_slots s join bookings b on b.id = s.booking_id where b.project_id in ($1) and s.start_at < $2 and s.end_at > $3`, [project, new Date(day0 + 7 * 86_400_000), new Date(day0)]),
+    meetingsPage: await explain(`select * from booking_slots s join bookings b on b.id = s.booking_id where b.project_id in ($1) and s.start_at < $2 and s.end_at > $3 order by s.start_at, s.booking_id, s.occurrence_index limit 100`, [project, new Date(day0 + 7 * 86_400_000), new Date(day0)]),
+    deskListing: await explain(`select * from desks where project_id in ($1) order by index, name, id`, [project]),
+  }
+}
+
+await main()
