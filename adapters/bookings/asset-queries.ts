@@ -1,14 +1,14 @@
-import { and, asc, eq, gte, ilike, inArray, or, type SQL } from "drizzle-orm"
+import { and, asc, eq, gte, ilike, inArray, or, sql, type SQL } from "drizzle-orm"
 import { Result } from "effect"
 import { decodeAssetConfig, type AssetConfig } from "../../core/booking/asset-config.ts"
 import { resolveTimePeriod, unavailableReason, type TimePeriod } from "../../core/booking/asset-rules.ts"
-import type { AssetKind } from "../../core/booking/state.ts"
+import { LIVE_STATUSES, type AssetKind } from "../../core/booking/state.ts"
 import { canSeeProject, type Principal } from "../../core/auth/principal.ts"
-import * as Interval from "../../core/shared/interval.ts"
 import { Forbidden, NotFound } from "../../core/shared/errors.ts"
 import { assetCalendar, liveSlotsOverlapping } from "../postgres/booking-repo.ts"
 import type { Queryable } from "../postgres/database.ts"
 import { desksTable, projectsTable, roomsTable } from "../postgres/schema.ts"
+import { bookingSlotsTable } from "../postgres/tables/bookings.ts"
 import type { Services } from "../runtime/services.ts"
 import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
 import { priceOf } from "./pricing-glue.ts"
@@ -58,8 +58,6 @@ const assetBase = (row: RoomRow | DeskRow, project: ProjectInfo | undefined) => 
   facilities: row.facilities,
   pictureUrls: row.pictureUrls,
 })
-
-const window = (start: number, end: number) => Interval.make(start, end)
 
 export const roomView = (
   row: RoomRow,
@@ -132,14 +130,26 @@ export const searchRooms = async (s: Services, principal: Principal, f: RoomSear
   const busy = new Set(
     (await liveSlotsOverlapping(db, rooms.map((r) => r.id), start, end)).map((slot) => slot.assetId),
   )
+  const tz = project?.timezone ?? "UTC"
+  // Price and reason depend only on the rate or config (the window and zone are fixed), and
+  // rooms mostly share a few of each: evaluate once per distinct value, not once per room.
+  const prices = memoByJson((rate: RoomRow["chargeRate"]) => priceOf(rate, start, end, tz).total)
+  const reasons = memoByJson((config: unknown) => unavailableReason(assetConfigOf(config), tz, start, end))
   return rooms
     .filter((r) => !busy.has(r.id))
-    .map((r) =>
-      roomView(r, project, {
-        amount: priceOf(r.chargeRate, start, end, project?.timezone ?? "UTC").total,
-        unavailableReason: unavailableReason(assetConfigOf(r.config), project?.timezone ?? "UTC", start, end),
-      }),
-    )
+    .map((r) => roomView(r, project, { amount: prices(r.chargeRate), unavailableReason: reasons(r.config) }))
+}
+
+/** One evaluation per distinct JSON value, for the life of one request. */
+const memoByJson = <A, B>(f: (a: A) => B) => {
+  const seen = new Map<string, B>()
+  return (a: A): B => {
+    const key = JSON.stringify(a)
+    if (seen.has(key)) return seen.get(key)!
+    const b = f(a)
+    seen.set(key, b)
+    return b
+  }
 }
 
 export interface DeskSearch {
@@ -185,42 +195,102 @@ export const searchDesks = async (s: Services, principal: Principal, f: DeskSear
   if (f.name) conditions.push(ilike(desksTable.name, `%${escapeLike(f.name)}%`))
   if (f.email) conditions.push(ilike(desksTable.email, escapeLike(f.email)))
   if (f.statuses && f.statuses.length > 0) conditions.push(inArray(desksTable.status, [...f.statuses]))
-  let desks = await db
-    .select()
-    .from(desksTable)
-    .where(and(...conditions))
-    .orderBy(asc(desksTable.index), asc(desksTable.name), asc(desksTable.id))
-  const projects = await projectsById(db, projectIds)
   const a = f.availability
   if (a) {
-    const wanted = new Map<string, Interval.Interval>()
-    for (const d of desks) {
-      const tz = projects.get(d.projectId)?.timezone ?? "UTC"
-      if (a.end !== undefined) wanted.set(d.id, window(a.start, a.end))
-      else if (a.timePeriod !== undefined) {
-        const r = resolveTimePeriod(assetConfigOf(d.config), tz, a.start, a.timePeriod)
-        if (Result.isSuccess(r)) wanted.set(d.id, r.success)
-      }
+    if (a.end !== undefined) conditions.push(freeDuring(a.start, a.end))
+    else if (a.timePeriod !== undefined) {
+      const periods = await timePeriodWindows(db, and(...conditions)!, a.start, a.timePeriod)
+      // No desk has that period on the day: none is free (as before, when none resolved).
+      if (periods.length === 0) return { data: [], total: 0 }
+      conditions.push(freeDuringPeriods(periods))
     }
-    const spans = [...wanted.values()]
-    const lo = Math.min(...spans.map((w) => w.start))
-    const hi = Math.max(...spans.map((w) => w.end))
-    const slots = spans.length === 0 ? [] : await liveSlotsOverlapping(db, [...wanted.keys()], lo, hi)
-    const busy = new Set(
-      slots
-        .filter((slot) => {
-          const w = wanted.get(slot.assetId)
-          return w !== undefined && Interval.overlaps(w, window(slot.startAt.getTime(), slot.endAt.getTime()))
-        })
-        .map((slot) => slot.assetId),
-    )
-    desks = desks.filter((d) => wanted.has(d.id) && !busy.has(d.id))
+    // Neither an end nor a period: no desk has a window to be free in.
+    else return { data: [], total: 0 }
   }
+  const where = and(...conditions)
+  // The page and meta.total both come from SQL: a page costs a page, not every desk.
+  const [desks, [count], projects] = await Promise.all([
+    f.limit === 0
+      ? Promise.resolve([] as DeskRow[])
+      : db
+          .select()
+          .from(desksTable)
+          .where(where)
+          .orderBy(asc(desksTable.index), asc(desksTable.name), asc(desksTable.id))
+          .limit(f.limit)
+          .offset(f.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(desksTable).where(where),
+    projectsById(db, projectIds),
+  ])
   return {
-    data: desks.slice(f.offset, f.offset + f.limit).map((d) => deskView(d, projects.get(d.projectId))),
-    total: desks.length,
+    data: desks.map((d) => deskView(d, projects.get(d.projectId))),
+    total: Number(count?.n ?? 0),
   }
 }
+
+/** A live slot of the desk overlapping [start, end) (half-open; empty intervals overlap nothing). */
+const liveOverlap = (start: SQL, end: SQL) =>
+  sql`exists (select 1 from ${bookingSlotsTable} s where s.asset_id = ${desksTable.id}
+    and s.status in (${sql.join(
+      LIVE_STATUSES.map((st) => sql`${st}`),
+      sql`, `,
+    )})
+    and s.start_at < ${end} and s.end_at > ${start} and s.end_at > s.start_at)`
+
+/** Free in one window for every desk; an empty window overlaps nothing, so every desk is free. */
+const freeDuring = (start: number, end: number): SQL =>
+  end > start
+    ? sql`not ${liveOverlap(sql`${new Date(start).toISOString()}::timestamptz`, sql`${new Date(end).toISOString()}::timestamptz`)}`
+    : sql`true`
+
+interface PeriodWindow {
+  readonly project_id: string
+  readonly config: unknown
+  readonly start_at: string
+  readonly end_at: string
+}
+
+/**
+ * A timePeriod resolves against each desk's own hours, so the window depends on (project time
+ * zone, config). Desks mostly share a few configs: resolve once per distinct pair, not per desk.
+ * Desks whose config has no such period that day get no window and are left out.
+ */
+const timePeriodWindows = async (
+  db: Queryable,
+  where: SQL,
+  start: number,
+  timePeriod: TimePeriod,
+): Promise<PeriodWindow[]> => {
+  const groups = await db
+    .selectDistinct({ projectId: desksTable.projectId, config: desksTable.config })
+    .from(desksTable)
+    .where(where)
+  if (groups.length === 0) return []
+  const projects = await projectsById(db, groups.map((g) => g.projectId))
+  const out: PeriodWindow[] = []
+  for (const g of groups) {
+    const tz = projects.get(g.projectId)?.timezone ?? "UTC"
+    const r = resolveTimePeriod(assetConfigOf(g.config), tz, start, timePeriod)
+    if (Result.isSuccess(r))
+      out.push({
+        project_id: g.projectId,
+        config: g.config,
+        start_at: new Date(r.success.start).toISOString(),
+        end_at: new Date(r.success.end).toISOString(),
+      })
+  }
+  return out
+}
+
+/**
+ * Desks whose (project, config) resolved a window, free in that window. The windows travel as
+ * one jsonb parameter, so any number of distinct configs is one statement.
+ */
+const freeDuringPeriods = (periods: ReadonlyArray<PeriodWindow>): SQL =>
+  sql`exists (select 1 from jsonb_to_recordset(${JSON.stringify(periods)}::jsonb)
+      as w(project_id text, config jsonb, start_at timestamptz, end_at timestamptz)
+    where w.project_id = ${desksTable.projectId} and w.config = ${desksTable.config}
+      and (w.end_at <= w.start_at or not ${liveOverlap(sql`w.start_at`, sql`w.end_at`)}))`
 
 /** A room or desk by id, inside the caller's projects; other projects' ids are "not found". */
 export const findAsset = async (

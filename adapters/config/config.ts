@@ -28,6 +28,9 @@ export interface Config {
   readonly partnerRateLimit: { readonly requests: number; readonly windowSeconds: number }
   readonly defaultPageSize: number
   readonly maxBodyBytes: number
+  /** Node HTTP server limits (Bun and Deno apply their own defaults). */
+  readonly requestTimeoutMs: number
+  readonly maxConnections: number
   readonly logLevel: "debug" | "info" | "warn" | "error" | "silent"
 }
 
@@ -129,6 +132,8 @@ export const parseConfig = (env: Env): Config => {
     },
     defaultPageSize: int(env, "KEYSPACE_DEFAULT_PAGE_SIZE", 100, 0, 3000),
     maxBodyBytes: int(env, "KEYSPACE_MAX_BODY_BYTES", 15 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    requestTimeoutMs: int(env, "KEYSPACE_REQUEST_TIMEOUT_MS", 60_000, 1000, 3_600_000),
+    maxConnections: int(env, "KEYSPACE_MAX_CONNECTIONS", 1024, 1, 1_000_000),
     logLevel: oneOf(env, "KEYSPACE_LOG_LEVEL", ["debug", "info", "warn", "error", "silent"] as const, "info"),
   }
 }

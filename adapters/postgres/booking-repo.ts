@@ -60,13 +60,15 @@ export const toCoreBooking = (row: BookingRow, slot: SlotRow): Booking => ({
 })
 
 /**
- * Runs a write; an overlap refused by booking_slots_no_overlap becomes SlotTaken (SV012).
- * Two transactions writing overlapping slots at once can each wait for the other while the
- * constraint is checked: PostgreSQL then aborts one with a deadlock (40P01) instead of 23P01.
- * The slot write waits on nothing else, so that too means an overlapping writer won.
+ * Runs a slot write; an overlap refused by booking_slots_no_overlap becomes SlotTaken (SV012).
+ * Writers of one asset first queue on a transaction-scoped advisory lock: two transactions
+ * checking overlapping ranges at once would otherwise deadlock inside the exclusion check and
+ * wait for PostgreSQL's deadlock timeout. With the lock the second writer sees the first's
+ * committed slot and gets 23P01 at once. A deadlock (40P01) still means an overlapping writer won.
  */
-export const guardSlot = async <T>(assetId: string, write: () => Promise<T>): Promise<T> => {
+export const guardSlot = async <T>(tx: Queryable, assetId: string, write: () => Promise<T>): Promise<T> => {
   try {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${assetId}))`)
     return await write()
   } catch (e) {
     const code = pgErrorOf(e)?.code
@@ -132,7 +134,7 @@ export const insertBooking = async (
       updatedAt: new Date(b.updatedAt),
     })
     .returning()
-  const slots = await guardSlot(b.assetId, () =>
+  const slots = await guardSlot(tx, b.assetId, () =>
     tx
       .insert(bookingSlotsTable)
       .values(
@@ -193,7 +195,7 @@ export const saveTransition = async (
 ): Promise<StoredBooking> => {
   const b = result.booking
   const updatedAt = new Date(b.updatedAt)
-  const [nextSlot] = await guardSlot(b.assetId, () =>
+  const [nextSlot] = await guardSlot(tx, b.assetId, () =>
     tx
       .update(bookingSlotsTable)
       .set({

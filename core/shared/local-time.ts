@@ -109,8 +109,25 @@ export const formatSecondsOfDay = (seconds: number): string =>
 
 // --- instants <-> wall clock -------------------------------------------------------------
 
+// formatToParts dominates searches that evaluate the same few instants for every asset (a
+// window's start and end, the day bounds around them): remember recent answers. Bounded, and
+// cleared whole when full, so memory stays flat whatever instants callers ask about.
+const WALL_CLOCK_CACHE_MAX = 4096
+const wallClocks = new Map<string, WallClock>()
+
 /** Wall-clock parts of an instant in an IANA zone. */
 export const wallClock = (instant: number, timeZone: string): WallClock => {
+  const key = `${instant}|${timeZone}`
+  const cached = wallClocks.get(key)
+  if (cached !== undefined) return cached
+  // Frozen: every caller shares the cached object.
+  const computed = Object.freeze(computeWallClock(instant, timeZone))
+  if (wallClocks.size >= WALL_CLOCK_CACHE_MAX) wallClocks.clear()
+  wallClocks.set(key, computed)
+  return computed
+}
+
+const computeWallClock = (instant: number, timeZone: string): WallClock => {
   const parts: Record<string, number> = {}
   for (const part of formatterFor(timeZone).formatToParts(new Date(instant))) {
     if (part.type !== "literal") parts[part.type] = Number(part.value)

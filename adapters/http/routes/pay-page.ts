@@ -11,6 +11,7 @@ import {
 import { payPageModel, settlePayment } from "../../payments/payment-service.ts"
 import type { Services } from "../../runtime/services.ts"
 import type { AppEnv } from "../app-env.ts"
+import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
 
 /**
  * GET/POST /pay/{paymentId}: the sandbox gateway's hosted page (operator contract section 4).
@@ -62,6 +63,7 @@ export const payPageRoutes = (s: Services) => {
 
   routes.get("/:paymentId", async (c) => {
     const paymentId = c.req.param("paymentId")
+    if (!OBJECT_ID_PATTERN.test(paymentId)) return html(c, renderNotFoundPage(), 404)
     const model = await payPageModel(s, paymentId)
     if (!model) return html(c, renderNotFoundPage(), 404)
     const status = model.payment.status
@@ -73,6 +75,8 @@ export const payPageRoutes = (s: Services) => {
 
   routes.post("/:paymentId", async (c) => {
     const paymentId = c.req.param("paymentId")
+    // Payment ids are ObjectIds; anything else names no payment (and never reaches SQL).
+    if (!OBJECT_ID_PATTERN.test(paymentId)) return html(c, renderNotFoundPage(), 404)
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>)
     const outcome = form["outcome"]
     if (outcome !== "paid" && outcome !== "failed")
