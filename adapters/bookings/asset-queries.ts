@@ -1,11 +1,11 @@
-import { and, asc, eq, gte, ilike, inArray, or, sql, type SQL } from "drizzle-orm"
+import { and, asc, eq, gte, ilike, inArray, or, sql, type SQL, type SQLWrapper } from "drizzle-orm"
 import { Result } from "effect"
 import { decodeAssetConfig, type AssetConfig } from "../../core/booking/asset-config.ts"
 import { resolveTimePeriod, unavailableReason, type TimePeriod } from "../../core/booking/asset-rules.ts"
 import { LIVE_STATUSES, type AssetKind } from "../../core/booking/state.ts"
 import { canSeeProject, type Principal } from "../../core/auth/principal.ts"
 import { Forbidden, NotFound } from "../../core/shared/errors.ts"
-import { assetCalendar, liveSlotsOverlapping } from "../postgres/booking-repo.ts"
+import { assetCalendar } from "../postgres/booking-repo.ts"
 import type { Queryable } from "../postgres/database.ts"
 import { desksTable, projectsTable, roomsTable } from "../postgres/schema.ts"
 import { bookingSlotsTable } from "../postgres/tables/bookings.ts"
@@ -119,6 +119,11 @@ export const searchRooms = async (s: Services, principal: Principal, f: RoomSear
   if (f.status && f.status.length > 0) conditions.push(inArray(roomsTable.status, [...f.status]))
   if (f.type) conditions.push(eq(roomsTable.type, f.type))
   if (f.minCapacity !== undefined) conditions.push(gte(roomsTable.capacity, f.minCapacity))
+  // Busy rooms are dropped in SQL: only the rooms answered are read, parsed and mapped.
+  if (f.window) {
+    const busy = liveOverlap(roomsTable.id, timestamp(f.window.start), timestamp(f.window.end))
+    conditions.push(sql`not ${busy}`)
+  }
   const rooms = await db
     .select()
     .from(roomsTable)
@@ -127,17 +132,14 @@ export const searchRooms = async (s: Services, principal: Principal, f: RoomSear
   const project = (await projectsById(db, [f.projectId])).get(f.projectId)
   if (!f.window) return rooms.map((r) => roomView(r, project))
   const { start, end } = f.window
-  const busy = new Set(
-    (await liveSlotsOverlapping(db, rooms.map((r) => r.id), start, end)).map((slot) => slot.assetId),
-  )
   const tz = project?.timezone ?? "UTC"
   // Price and reason depend only on the rate or config (the window and zone are fixed), and
   // rooms mostly share a few of each: evaluate once per distinct value, not once per room.
   const prices = memoByJson((rate: RoomRow["chargeRate"]) => priceOf(rate, start, end, tz).total)
   const reasons = memoByJson((config: unknown) => unavailableReason(assetConfigOf(config), tz, start, end))
-  return rooms
-    .filter((r) => !busy.has(r.id))
-    .map((r) => roomView(r, project, { amount: prices(r.chargeRate), unavailableReason: reasons(r.config) }))
+  return rooms.map((r) =>
+    roomView(r, project, { amount: prices(r.chargeRate), unavailableReason: reasons(r.config) }),
+  )
 }
 
 /** One evaluation per distinct JSON value, for the life of one request. */
@@ -199,26 +201,39 @@ export const searchDesks = async (s: Services, principal: Principal, f: DeskSear
   if (a) {
     if (a.end !== undefined) conditions.push(freeDuring(a.start, a.end))
     else if (a.timePeriod !== undefined) {
-      const periods = await timePeriodWindows(db, and(...conditions)!, a.start, a.timePeriod)
+      const filters = and(...conditions)!
+      const { periods, groups } = await timePeriodWindows(db, filters, a.start, a.timePeriod)
       // No desk has that period on the day: none is free (as before, when none resolved).
       if (periods.length === 0) return { data: [], total: 0 }
-      conditions.push(freeDuringPeriods(periods))
+      const [first] = periods
+      // Every desk resolved the same window (the usual case: one shared config): a plain
+      // window filter, without matching each desk's config against the groups.
+      const oneWindow =
+        periods.length === groups &&
+        periods.every((p) => p.start_at === first!.start_at && p.end_at === first!.end_at)
+      conditions.push(
+        oneWindow
+          ? freeDuring(Date.parse(first!.start_at), Date.parse(first!.end_at))
+          : freeDuringPeriods(periods),
+      )
     }
     // Neither an end nor a period: no desk has a window to be free in.
     else return { data: [], total: 0 }
   }
   const where = and(...conditions)
-  // The page and meta.total both come from SQL: a page costs a page, not every desk.
+  const order = [asc(desksTable.index), asc(desksTable.name), asc(desksTable.id)]
+  // The page and meta.total both come from SQL: a page costs a page, not every desk. The page
+  // is picked by sorting only the sort keys and ids (whole rows spilled the sort to disk),
+  // then its rows are read by primary key.
+  const pageIds = db.select({ id: desksTable.id }).from(desksTable).where(where).orderBy(...order)
   const [desks, [count], projects] = await Promise.all([
     f.limit === 0
       ? Promise.resolve([] as DeskRow[])
       : db
           .select()
           .from(desksTable)
-          .where(where)
-          .orderBy(asc(desksTable.index), asc(desksTable.name), asc(desksTable.id))
-          .limit(f.limit)
-          .offset(f.offset),
+          .where(inArray(desksTable.id, pageIds.limit(f.limit).offset(f.offset)))
+          .orderBy(...order),
     db.select({ n: sql<number>`count(*)::int` }).from(desksTable).where(where),
     projectsById(db, projectIds),
   ])
@@ -228,20 +243,23 @@ export const searchDesks = async (s: Services, principal: Principal, f: DeskSear
   }
 }
 
-/** A live slot of the desk overlapping [start, end) (half-open; empty intervals overlap nothing). */
-const liveOverlap = (start: SQL, end: SQL) =>
-  sql`exists (select 1 from ${bookingSlotsTable} s where s.asset_id = ${desksTable.id}
+const timestamp = (instant: number): SQL => sql`${new Date(instant).toISOString()}::timestamptz`
+
+/**
+ * A live slot of the asset overlapping [start, end) (half-open, as the exclusion constraint),
+ * probed through booking_slots_asset_end_idx.
+ */
+const liveOverlap = (assetId: SQLWrapper, start: SQL, end: SQL) =>
+  sql`exists (select 1 from ${bookingSlotsTable} s where s.asset_id = ${assetId}
     and s.status in (${sql.join(
       LIVE_STATUSES.map((st) => sql`${st}`),
       sql`, `,
     )})
-    and s.start_at < ${end} and s.end_at > ${start} and s.end_at > s.start_at)`
+    and s.start_at < ${end} and s.end_at > ${start})`
 
 /** Free in one window for every desk; an empty window overlaps nothing, so every desk is free. */
 const freeDuring = (start: number, end: number): SQL =>
-  end > start
-    ? sql`not ${liveOverlap(sql`${new Date(start).toISOString()}::timestamptz`, sql`${new Date(end).toISOString()}::timestamptz`)}`
-    : sql`true`
+  end > start ? sql`not ${liveOverlap(desksTable.id, timestamp(start), timestamp(end))}` : sql`true`
 
 interface PeriodWindow {
   readonly project_id: string
@@ -260,12 +278,12 @@ const timePeriodWindows = async (
   where: SQL,
   start: number,
   timePeriod: TimePeriod,
-): Promise<PeriodWindow[]> => {
+): Promise<{ periods: PeriodWindow[]; groups: number }> => {
   const groups = await db
     .selectDistinct({ projectId: desksTable.projectId, config: desksTable.config })
     .from(desksTable)
     .where(where)
-  if (groups.length === 0) return []
+  if (groups.length === 0) return { periods: [], groups: 0 }
   const projects = await projectsById(db, groups.map((g) => g.projectId))
   const out: PeriodWindow[] = []
   for (const g of groups) {
@@ -279,7 +297,7 @@ const timePeriodWindows = async (
         end_at: new Date(r.success.end).toISOString(),
       })
   }
-  return out
+  return { periods: out, groups: groups.length }
 }
 
 /**
@@ -290,7 +308,8 @@ const freeDuringPeriods = (periods: ReadonlyArray<PeriodWindow>): SQL =>
   sql`exists (select 1 from jsonb_to_recordset(${JSON.stringify(periods)}::jsonb)
       as w(project_id text, config jsonb, start_at timestamptz, end_at timestamptz)
     where w.project_id = ${desksTable.projectId} and w.config = ${desksTable.config}
-      and (w.end_at <= w.start_at or not ${liveOverlap(sql`w.start_at`, sql`w.end_at`)}))`
+      and (w.end_at <= w.start_at
+        or not ${liveOverlap(desksTable.id, sql`w.start_at`, sql`w.end_at`)}))`
 
 /** A room or desk by id, inside the caller's projects; other projects' ids are "not found". */
 export const findAsset = async (

@@ -358,48 +358,91 @@ export const findMeetingRows = async (
   f: MeetingFilter,
 ): Promise<{ rows: Array<{ booking: BookingRow; slot: SlotRow }>; total: number }> => {
   if (f.projectIds.length === 0) return { rows: [], total: 0 }
-  const conditions: SQL[] = [
-    inArray(bookingsTable.projectId, [...f.projectIds]),
+  // The slot carries its own project: filtering it (not the booking's) lets the window come
+  // from booking_slots_project_start_idx in start order, so the page stops after a page.
+  const slotConditions: SQL[] = [
+    inArray(bookingSlotsTable.projectId, [...f.projectIds]),
     lt(bookingSlotsTable.startAt, new Date(f.to)),
     gt(bookingSlotsTable.endAt, new Date(f.from)),
   ]
+  if (f.statuses && f.statuses.length > 0)
+    slotConditions.push(inArray(bookingSlotsTable.status, [...f.statuses]))
+  const bookingConditions: SQL[] = []
   if (f.roomIds !== undefined || f.deskIds !== undefined) {
     const assets: SQL[] = []
     if (f.roomIds && f.roomIds.length > 0)
       assets.push(and(eq(bookingsTable.assetKind, "room"), inArray(bookingsTable.assetId, [...f.roomIds]))!)
     if (f.deskIds && f.deskIds.length > 0)
       assets.push(and(eq(bookingsTable.assetKind, "desk"), inArray(bookingsTable.assetId, [...f.deskIds]))!)
-    conditions.push(assets.length > 0 ? or(...assets)! : sql`false`)
+    bookingConditions.push(assets.length > 0 ? or(...assets)! : sql`false`)
   }
-  if (f.organizerId !== undefined) conditions.push(eq(bookingsTable.organizerUserId, f.organizerId))
+  if (f.organizerId !== undefined)
+    bookingConditions.push(eq(bookingsTable.organizerUserId, f.organizerId))
   if (f.organizerEmails && f.organizerEmails.length > 0)
-    conditions.push(
+    bookingConditions.push(
       sql`lower(${bookingsTable.organizer}->>'email') in (${textList(f.organizerEmails.map((e) => e.toLowerCase()))})`,
     )
   if (f.attendeeEmails && f.attendeeEmails.length > 0)
-    conditions.push(
+    bookingConditions.push(
       sql`exists (select 1 from jsonb_array_elements(${bookingsTable.attendees}) as a(item) where lower(a.item->>'email') in (${textList(
         f.attendeeEmails.map((e) => e.toLowerCase()),
       )}))`,
     )
-  if (f.statuses && f.statuses.length > 0) conditions.push(inArray(bookingSlotsTable.status, [...f.statuses]))
-  if (f.assetType !== undefined) conditions.push(eq(bookingsTable.assetKind, f.assetType))
-  const where = and(...conditions)
-  const [count] = await q
-    .select({ n: sql<number>`count(*)::int` })
-    .from(bookingSlotsTable)
-    .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
-    .where(where)
-  const rows =
+  if (f.assetType !== undefined) bookingConditions.push(eq(bookingsTable.assetKind, f.assetType))
+  const order = [
+    asc(bookingSlotsTable.startAt),
+    asc(bookingSlotsTable.bookingId),
+    asc(bookingSlotsTable.occurrenceIndex),
+  ]
+  if (bookingConditions.length === 0) {
+    // Every filter is on the slot (every slot has its booking, by foreign key): count and page
+    // the slots alone, then fetch only the page's bookings instead of joining the whole window.
+    const where = and(...slotConditions)
+    const [[count], slots] = await Promise.all([
+      q.select({ n: sql<number>`count(*)::int` }).from(bookingSlotsTable).where(where),
+      f.limit === 0
+        ? Promise.resolve([] as SlotRow[])
+        : q
+            .select()
+            .from(bookingSlotsTable)
+            .where(where)
+            .orderBy(...order)
+            .limit(f.limit)
+            .offset(f.offset),
+    ])
+    const bookings =
+      slots.length === 0
+        ? []
+        : await q
+            .select()
+            .from(bookingsTable)
+            .where(inArray(bookingsTable.id, [...new Set(slots.map((slot) => slot.bookingId))]))
+    const byId = new Map(bookings.map((b) => [b.id, b]))
+    return {
+      rows: slots.flatMap((slot) => {
+        const booking = byId.get(slot.bookingId)
+        return booking === undefined ? [] : [{ booking, slot }]
+      }),
+      total: Number(count?.n ?? 0),
+    }
+  }
+  const where = and(...slotConditions, ...bookingConditions)
+  const [[count], rows] = await Promise.all([
+    q
+      .select({ n: sql<number>`count(*)::int` })
+      .from(bookingSlotsTable)
+      .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
+      .where(where),
     f.limit === 0
-      ? []
-      : await q
+      ? Promise.resolve([] as Array<{ booking: BookingRow; slot: SlotRow }>)
+      : q
           .select({ booking: bookingsTable, slot: bookingSlotsTable })
           .from(bookingSlotsTable)
           .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
           .where(where)
-          .orderBy(asc(bookingSlotsTable.startAt), asc(bookingSlotsTable.bookingId), asc(bookingSlotsTable.occurrenceIndex))
+          .orderBy(...order)
           .limit(f.limit)
-          .offset(f.offset)
+          .offset(f.offset),
+  ])
   return { rows, total: Number(count?.n ?? 0) }
 }
