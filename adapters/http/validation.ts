@@ -21,6 +21,8 @@ export const decodeOrFail = <S extends Schema.Top>(schema: S, input: unknown): S
   return r.success
 }
 
+const LONE_SURROGATE = /\p{Cs}/u
+
 /** The request body as JSON; malformed JSON or a non-object body is 400 SV001. */
 export const readJson = async (c: Context, options: { optional?: boolean } = {}): Promise<unknown> => {
   const text = await c.req.text()
@@ -29,11 +31,18 @@ export const readJson = async (c: Context, options: { optional?: boolean } = {})
     throw new ValidationFailed({ messages: ["body: a JSON object is required"] })
   }
   let value: unknown
+  let illFormed = false
   try {
-    value = JSON.parse(text)
+    // A lone UTF-16 surrogate ("\ud800") is valid JSON but not valid text for PostgreSQL.
+    value = JSON.parse(text, (key, v: unknown) => {
+      if (LONE_SURROGATE.test(key) || (typeof v === "string" && LONE_SURROGATE.test(v))) illFormed = true
+      return v
+    })
   } catch {
     throw new ValidationFailed({ messages: ["body: malformed JSON"] })
   }
+  if (illFormed)
+    throw new ValidationFailed({ messages: ["body: strings must be well-formed Unicode (no lone surrogates)"] })
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new ValidationFailed({ messages: ["body: must be a JSON object"] })
   return value

@@ -10,6 +10,8 @@ import { ok } from "../envelope.ts"
 import { ClockAdvanceRequest } from "../schemas/operator-requests.ts"
 import { decodeOrFail, readJson } from "../validation.ts"
 
+const LATEST_CLOCK_INSTANT = Date.parse("9999-12-31T23:59:59.999Z")
+
 /** Operator API core: manifest and test clock (operator contract, sections 2-3). */
 export const operatorRoutes = (s: Services) =>
   new Hono<AppEnv>()
@@ -31,6 +33,9 @@ export const operatorRoutes = (s: Services) =>
       const target = "minutes" in body ? clock.now() + body.minutes * 60_000 : Date.parse(body.to)
       if (Number.isNaN(target)) throw new ValidationFailed({ messages: ["to: not a valid date-time"] })
       if (target < clock.now()) throw new ValidationFailed({ messages: ["to: must not be earlier than now"] })
+      // Past year 9999 an ISO date-time needs six digits, which PostgreSQL timestamps refuse.
+      if (target > LATEST_CLOCK_INSTANT)
+        throw new ValidationFailed({ messages: ["clock: must stay before 10000-01-01T00:00:00Z"] })
       await advanceClock(s, target)
       return ok(c, { now: new Date(clock.now()).toISOString() })
     })

@@ -2,6 +2,7 @@ import { Result, Schema } from "effect"
 import { CardCodeFormat } from "../../../core/member/card-number.ts"
 import { normalizePhone } from "../../../core/member/phone.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
+import { OffsetDateTime } from "./meeting-requests.ts"
 
 /**
  * Request shapes of the partner member endpoints (spec, Partner member resources). Omitted
@@ -59,12 +60,8 @@ export const PartnerMemberUpsertRequest = Schema.Struct({
 })
 export type PartnerMemberUpsertRequest = typeof PartnerMemberUpsertRequest.Type
 
-/** ISO 8601 with an explicit offset (spec convention 3); Date.parse alone admits "1". */
-const DateTime = Schema.String.check(
-  Schema.isPattern(/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/i, {
-    message: "must be an ISO 8601 date-time with an offset",
-  }),
-)
+/** ISO 8601 with an explicit offset (spec convention 3): the one date-time rule of the API. */
+const DateTime = OffsetDateTime
 
 /** Limits: cards per member. */
 export const MAX_CARDS_PER_REQUEST = 20

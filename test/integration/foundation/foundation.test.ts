@@ -122,6 +122,21 @@ describe.each(ENGINES)("foundation on %s", (engine) => {
     })
   })
 
+  it("a string with a lone UTF-16 surrogate is 400 SV001, not 500 (found by the HTTP fuzzer)", async () => {
+    const res = await h.request("PUT", "/admin/v1/manifest", {
+      body: '{"projects":[{"key":"x","name":"\\ud800","timezone":"UTC"}]}',
+      token: "test-admin-token-0123456789",
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.code).toBe("SV001")
+  })
+
+  it("the manual clock refuses to move past year 9999 (400, found by the HTTP fuzzer)", async () => {
+    const res = await h.admin("POST", "/clock/advance", { minutes: 5_000_000_000 })
+    expect(res.status).toBe(400)
+    expect((await h.admin("POST", "/clock/advance", { minutes: 0 })).status).toBe(200)
+  })
+
   it("unknown route is 404 SV005 in the envelope", async () => {
     const res = await h.request("GET", "/no/such/route")
     expect(res.status).toBe(404)
