@@ -13,8 +13,20 @@ import { decodeOrFail, readJson } from "../validation.ts"
 const LATEST_CLOCK_INSTANT = Date.parse("9999-12-31T23:59:59.999Z")
 
 /** Operator API core: manifest and test clock (operator contract, sections 2-3). */
-export const operatorRoutes = (s: Services) =>
-  new Hono<AppEnv>()
+export const operatorRoutes = (s: Services) => {
+  // Advances of one service run one after another, so hooks never see two moves interleave.
+  let advancing: Promise<void> = Promise.resolve()
+  const advanceClock = (target: number): Promise<void> => {
+    const run = advancing.then(async () => {
+      const clock = s.clock
+      if (!isManual(clock)) return
+      if (target > clock.now()) clock.set(target)
+      for (const hook of s.onClockAdvanced) await hook(target)
+    })
+    advancing = run.catch(() => {})
+    return run
+  }
+  return new Hono<AppEnv>()
     .put("/manifest", async (c) => {
       const manifest = decodeOrFail(Manifest, await readJson(c))
       const refErrors = [
@@ -36,22 +48,7 @@ export const operatorRoutes = (s: Services) =>
       // Past year 9999 an ISO date-time needs six digits, which PostgreSQL timestamps refuse.
       if (target > LATEST_CLOCK_INSTANT)
         throw new ValidationFailed({ messages: ["clock: must stay before 10000-01-01T00:00:00Z"] })
-      await advanceClock(s, target)
+      await advanceClock(target)
       return ok(c, { now: new Date(clock.now()).toISOString() })
     })
-
-/**
- * Moves the manual clock one due moment at a time is the scheduler's job; here the clock
- * moves and every hook (scheduler drain, webhook dispatch) runs before the answer.
- */
-let advancing: Promise<void> = Promise.resolve()
-const advanceClock = (s: Services, target: number): Promise<void> => {
-  const run = advancing.then(async () => {
-    const clock = s.clock
-    if (!isManual(clock)) return
-    if (target > clock.now()) clock.set(target)
-    for (const hook of s.onClockAdvanced) await hook(target)
-  })
-  advancing = run.catch(() => {})
-  return run
 }

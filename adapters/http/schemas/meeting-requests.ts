@@ -1,9 +1,9 @@
-import { Result, Schema } from "effect"
+import { Schema } from "effect"
 import { BOOKING_STATUSES } from "../../../core/booking/state.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
-import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
 import { decodeOrFail } from "../validation.ts"
+import { noNul, OffsetDateTime } from "./text-rules.ts"
 
 /**
  * Request shapes of the Meetings endpoints (spec CreateMeetingRequest, UpdateMeetingRequest,
@@ -11,16 +11,7 @@ import { decodeOrFail } from "../validation.ts"
  * together ("exactly one of") are the *CrossErrors functions, so one 400 lists both kinds.
  */
 
-/** ISO 8601 with an explicit offset (spec convention 3); seconds are truncated later. */
-export const OffsetDateTime = Schema.String.check(
-  Schema.makeFilter((text: string) => {
-    const r = parseOffsetDateTime(text)
-    return Result.isSuccess(r) ? undefined : r.failure
-  }),
-)
-
-/** PostgreSQL text and jsonb cannot hold U+0000: refused here, not as a database error. */
-export const noNul = Schema.makeFilter((text: string) => !text.includes("\u0000") || "must not contain NUL characters")
+export { noNul, OffsetDateTime }
 
 const Email = Schema.String.check(
   Schema.isPattern(/^[^@\s\u0000]+@[^@\s\u0000]+\.[^@\s\u0000]+$/, { message: "must be an email address" }),

@@ -2,7 +2,7 @@ import { Result, Schema } from "effect"
 import { CardCodeFormat } from "../../../core/member/card-number.ts"
 import { normalizePhone } from "../../../core/member/phone.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
-import { OffsetDateTime } from "./meeting-requests.ts"
+import { OffsetDateTime } from "./text-rules.ts"
 
 /**
  * Request shapes of the partner member endpoints (spec, Partner member resources). Omitted

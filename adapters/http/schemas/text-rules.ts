@@ -1,0 +1,15 @@
+import { Result, Schema } from "effect"
+import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
+
+/** ISO 8601 with an explicit offset (spec convention 3); seconds are truncated later. */
+export const OffsetDateTime = Schema.String.check(
+  Schema.makeFilter((text: string) => {
+    const r = parseOffsetDateTime(text)
+    return Result.isSuccess(r) ? undefined : r.failure
+  }),
+)
+
+/** PostgreSQL text and jsonb cannot hold U+0000: refused here, not as a database error. */
+export const noNul = Schema.makeFilter(
+  (text: string) => !text.includes("\u0000") || "must not contain NUL characters",
+)
