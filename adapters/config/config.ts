@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { DEFAULT_TASK_QUEUE } from "../../workflows/definitions.ts"
 
 /**
  * Environment configuration, parsed and validated once at start. A bad value stops the start
@@ -119,7 +120,7 @@ export const parseConfig = (env: Env): Config => {
     temporal: {
       address: env.TEMPORAL_ADDRESS || "localhost:7233",
       namespace: env.TEMPORAL_NAMESPACE || "default",
-      taskQueue: env.TEMPORAL_TASK_QUEUE || "keyspace-bookings",
+      taskQueue: env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE,
     },
     accessTokenTtlSeconds: int(env, "KEYSPACE_ACCESS_TOKEN_TTL", 3600, 60, 86_400 * 7),
     refreshTokenTtlSeconds: int(env, "KEYSPACE_REFRESH_TOKEN_TTL", 30 * 86_400, 60, 365 * 86_400),

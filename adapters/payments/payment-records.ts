@@ -31,11 +31,6 @@ export const paymentGateway = (s: Services): PaymentGatewayShape => {
   return gateway
 }
 
-/** Installs another adapter (a real gateway, or a test double) for this service instance. */
-export const usePaymentGateway = (s: Services, gateway: PaymentGatewayShape): void => {
-  gateways.set(s, gateway)
-}
-
 // --- metrics -------------------------------------------------------------------------------
 
 export interface PaymentMetrics {

@@ -81,9 +81,6 @@ export const assertUnpaidHoldAllowed = async (
   }
 }
 
-/** Counts a refusal raised elsewhere (the bookings code may run the check itself). */
-export const recordHoldRefused = (s: Services): void => paymentMetrics(s).holdRefused()
-
 // --- opening a payment ---------------------------------------------------------------------
 
 /** Whether a price needs a payment at all: a 100% discount confirms the booking at once. */

@@ -6,7 +6,7 @@ import type {
 } from "../../core/ports/lifecycle-scheduler.ts"
 import type { LifecyclePorts } from "../../workflows/activities.ts"
 import type { bookingLifecycle } from "../../workflows/booking-lifecycle.ts"
-import { lifecycleWorkflowId, signalFor } from "../../workflows/definitions.ts"
+import { BOOKING_LIFECYCLE_WORKFLOW, lifecycleWorkflowId, signalFor } from "../../workflows/definitions.ts"
 import { execute } from "../postgres/database.ts"
 import type { Services } from "../runtime/services.ts"
 import { applyTickNow, loadSnapshots } from "./apply-tick.ts"
@@ -51,7 +51,7 @@ export const makeTemporalScheduler = (
 
   const signal = async (bookingId: string, kind: LifecycleSignal): Promise<void> => {
     const c = await connect()
-    await c.workflow.signalWithStart<typeof bookingLifecycle, []>("bookingLifecycle", {
+    await c.workflow.signalWithStart<typeof bookingLifecycle, []>(BOOKING_LIFECYCLE_WORKFLOW, {
       workflowId: lifecycleWorkflowId(bookingId),
       taskQueue,
       args: [{ bookingId }],

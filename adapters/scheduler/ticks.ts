@@ -3,6 +3,7 @@ import type { ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
 import type { Booking } from "../../core/booking/state.ts"
 import {
   compareTicks,
+  tickRank,
   timeline,
   type TickKind,
   type TimelineBooking,
@@ -14,16 +15,6 @@ import { execute, type Queryable } from "../postgres/database.ts"
  * The scheduled_ticks table as the booking code and both scheduler adapters use it: write a
  * booking's ticks inside the booking's transaction, claim due ticks, and the fired ledger.
  */
-
-/** Equal due times: transitions before reminders (mirrors core compareTicks). */
-export const TICK_RANK: Record<TickKind, number> = {
-  "unpaid-timeout": 0,
-  "post-start-expire": 1,
-  end: 2,
-  "pre-start": 3,
-  "post-start-warn": 4,
-  "pre-end": 5,
-}
 
 /** Reminder kinds: a stale reminder is never worth sending, a stale transition still is. */
 const REMINDERS: ReadonlySet<TickKind> = new Set(["pre-start", "post-start-warn", "pre-end"])
@@ -109,7 +100,7 @@ const writeTicks = async (
   const values = sql.join(
     rows.map(
       (t) =>
-        sql`(${t.bookingId}, ${t.occurrenceIndex}, ${t.kind}, ${TICK_RANK[t.kind]}, ${iso(t.dueAt)}::timestamptz, ${iso(t.dueAt)}::timestamptz)`,
+        sql`(${t.bookingId}, ${t.occurrenceIndex}, ${t.kind}, ${tickRank[t.kind]}, ${iso(t.dueAt)}::timestamptz, ${iso(t.dueAt)}::timestamptz)`,
     ),
     sql`, `,
   )
@@ -119,23 +110,6 @@ const writeTicks = async (
     on conflict (booking_id, kind, due_at) do nothing`)
   await notifyTicks(tx, rows[0]!.dueAt)
 }
-
-/**
- * The call the booking code makes in its transaction: the booking's ticks for its current
- * status, times and asset meetingConfig. A terminal status simply leaves no pending tick.
- */
-export const scheduleBookingTicks = (
-  tx: Queryable,
-  booking: Booking,
-  meetingConfig: ResolvedMeetingConfig,
-  options: { readonly now: number; readonly paymentExpiresAt?: number | undefined },
-): Promise<void> =>
-  scheduleTicks(
-    tx,
-    booking.id,
-    [{ booking: timelineBookingOf(booking, options), config: meetingConfig, occurrenceIndex: 0 }],
-    options.now,
-  )
 
 /** Drops every pending tick of a booking (cancel, check-out, reject, any terminal state). */
 export const dropBookingTicks = async (tx: Queryable, bookingId: string): Promise<void> => {
@@ -203,7 +177,7 @@ export const markTickFired = async (
     tx,
     sql`insert into scheduled_ticks
           (booking_id, occurrence_index, kind, rank, due_at, run_at, state, attempts, fired_at)
-        values (${tick.bookingId}, ${tick.occurrenceIndex}, ${tick.kind}, ${TICK_RANK[tick.kind]},
+        values (${tick.bookingId}, ${tick.occurrenceIndex}, ${tick.kind}, ${tickRank[tick.kind]},
           ${iso(tick.dueAt)}::timestamptz, ${iso(tick.dueAt)}::timestamptz, 'done', 1,
           ${iso(at)}::timestamptz)
         on conflict (booking_id, kind, due_at) do update

@@ -236,14 +236,6 @@ export const recordAttempt = async (
     return { state: outcome.state, disabled }
   })
 
-/** Gives a lease back without recording an attempt (the sender stopped before sending). */
-export const releaseLease = async (db: Db, id: string) => {
-  await db
-    .update(webhookDeliveriesTable)
-    .set({ leaseUntil: null })
-    .where(eq(webhookDeliveriesTable.id, id))
-}
-
 export interface DeliveryLogEntry {
   readonly id: string
   readonly webhookId: string

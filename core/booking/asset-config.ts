@@ -115,9 +115,6 @@ export const resolveMeetingConfig = (config: AssetConfig | undefined): ResolvedM
   }
 }
 
-/** -1 disables a tick. */
-export const isTickEnabled = (minutes: number): boolean => minutes >= 0
-
 /** Minimum lead time in milliseconds; a day counts as 24 hours. */
 export const leadTimeMs = (config: AssetConfig | undefined): number => {
   const lead = config?.minimumLeadTime

@@ -79,7 +79,7 @@ export type TickEffect =
 const MINUTE = 60_000
 
 /** Rank for equal due times: transitions first, then reminders in lifecycle order. */
-const tickRank: Record<TickKind, number> = {
+export const tickRank: Record<TickKind, number> = {
   "unpaid-timeout": 0,
   "post-start-expire": 1,
   end: 2,

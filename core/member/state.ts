@@ -49,9 +49,6 @@ export interface PartnerMember {
   readonly face: FaceState
 }
 
-export const physicalCards = (member: Pick<PartnerMember, "cards">): ReadonlyArray<MemberCard> =>
-  member.cards.filter((c) => c.type === "real")
-
 export const generatedCard = (member: Pick<PartnerMember, "cards">): MemberCard | undefined =>
   member.cards.find((c) => c.generated)
 
