@@ -26,10 +26,12 @@ import { ManualClock } from "./clocks.ts"
  * can move it, so `refresh` costs nothing.
  */
 export const CLOCK_CHANNEL = "keyspace_clock"
-/** Held shared by every live process on the manual clock; tried exclusively at start. */
-const MEMBERS_LOCK = 7419101
-/** Held by the process that is advancing the clock, for the whole advance. */
-const ADVANCE_LOCK = 7419102
+// Advisory locks in the two-int4-key space, which never meets the one-bigint keys the booking
+// code takes on hashtext(assetId): (CLOCK_LOCKS, 1) is held shared by every live process on
+// the manual clock and tried exclusively at start; (CLOCK_LOCKS, 2) by the process advancing.
+const CLOCK_LOCKS = 7419023
+const MEMBERS = 1
+const ADVANCE = 2
 const POLL_MS = 1_000
 
 type Session = ReturnType<typeof postgres>
@@ -77,7 +79,7 @@ export class SharedManualClock extends ManualClock {
   advance(target: (current: number) => number, after: (now: number) => Promise<void>): Promise<number> {
     const run = this.#queue.then(async () => {
       const session = this.#session
-      if (session) await session`select pg_advisory_lock(${ADVANCE_LOCK})`
+      if (session) await session`select pg_advisory_lock(${CLOCK_LOCKS}::int, ${ADVANCE}::int)`
       try {
         const now = await this.#database.db.transaction(async (tx) => {
           const [row] = await execute<{ now_ms: string | number }>(
@@ -96,7 +98,7 @@ export class SharedManualClock extends ManualClock {
         return now
       } finally {
         // A lost session released the lock already; nothing to undo then.
-        if (session) await session`select pg_advisory_unlock(${ADVANCE_LOCK})`.catch(() => {})
+        if (session) await session`select pg_advisory_unlock(${CLOCK_LOCKS}::int, ${ADVANCE}::int)`.catch(() => {})
       }
     })
     this.#queue = run.catch(() => {})
@@ -166,16 +168,16 @@ export const openSharedClock = async (
   // One connection for the process's lifetime: session advisory locks live on it.
   const session = postgres(options.databaseUrl, { max: 1, idle_timeout: 0, onnotice: () => {} })
   try {
-    const [row] = await session<Array<{ alone: boolean }>>`select pg_try_advisory_lock(${MEMBERS_LOCK}) as alone`
+    const [row] = await session<Array<{ alone: boolean }>>`select pg_try_advisory_lock(${CLOCK_LOCKS}::int, ${MEMBERS}::int) as alone`
     if (row?.alone) {
       await setClock(database, options.start, false)
       // Shared before exclusive is released: a process waiting below sees the new row.
-      await session`select pg_advisory_lock_shared(${MEMBERS_LOCK})`
-      await session`select pg_advisory_unlock(${MEMBERS_LOCK})`
+      await session`select pg_advisory_lock_shared(${CLOCK_LOCKS}::int, ${MEMBERS}::int)`
+      await session`select pg_advisory_unlock(${CLOCK_LOCKS}::int, ${MEMBERS}::int)`
       log.log("info", "manual clock started", { now: new Date(options.start).toISOString() })
     } else {
       // Waits while a process that found itself alone is still setting the clock.
-      await session`select pg_advisory_lock_shared(${MEMBERS_LOCK})`
+      await session`select pg_advisory_lock_shared(${CLOCK_LOCKS}::int, ${MEMBERS}::int)`
       await setClock(database, options.start, true)
     }
     const now = await readClock(database)
