@@ -238,8 +238,23 @@ describe.skipIf(Boolean(process.env.KEYSPACE_E2E_URL))("three processes on one P
     expect(rx.received.length).toBe(before)
   }, 120_000)
 
+  it("a member offboarded on one process is offboarded on every process at once", async () => {
+    const tok = (await tokenPair(ROTATED)).access_token
+    const path = "/partner/members/ext-scale-out"
+    const put = await call("PUT", path, { token: tok, via: 0, body: { firstName: "Scale", lastName: "Out", unit: { addressNo: "1/1" } } })
+    expect(put.status, JSON.stringify(put.body)).toBe(200)
+    expect((await call("DELETE", path, { token: tok, via: 1 })).status).toBe(204)
+    for (const via of [2, 0, 1]) {
+      const res = await call("PUT", `${path}/credentials`, { token: tok, via, body: { cards: [] } })
+      expect(res.status).toBe(409)
+      expect(res.body.code).toBe("SV006")
+    }
+  })
+
   it("the partner rate limit is one budget across the processes (30 per window, then 429 SV036)", async () => {
     const tok = (await tokenPair(ROTATED)).access_token
+    // A fresh window on the deployment's clock: earlier tests' partner calls have left it.
+    await advanceTo((await now()) + 61_000, 0)
     const replies: Reply[] = []
     for (let i = 0; i < 36; i++) replies.push(await call("GET", "/partner/members/nobody", { token: tok }))
     const limited = replies.filter((r) => r.status === 429)
