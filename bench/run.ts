@@ -5,6 +5,7 @@
  *   npm run bench -- --growth       search, listing and create at 10k, 100k and 1M bookings
  *   npm run bench -- --duration 5   seconds per load
  *   npm run bench -- --skip-workers leave out the scheduler and webhook figures
+ *   npm run bench -- --processes 3  create and search, 1 process against 3 on one database
  *
  * Creates a fresh database, runs the server as a child process (Node, `node --import tsx`,
  * the same loader as `npx tsx` without the wrapper process, so /proc/<pid> is the server),
@@ -27,6 +28,8 @@ const { values: args } = parseArgs({
     "skip-workers": { type: "boolean", default: false },
     /** Keep the database (and print its URL) to profile a query by hand. */
     keep: { type: "boolean", default: false },
+    /** One process against N on one database (bench/processes.ts), instead of the run below. */
+    processes: { type: "string" },
   },
 })
 const DURATION = Number(args.duration)
@@ -433,4 +436,7 @@ const plans = async (sql: postgres.Sql, project: string, day0: number) => {
   }
 }
 
-await main()
+if (args.processes !== undefined) {
+  const { benchProcesses } = await import("./processes.ts")
+  await benchProcesses({ processes: Number(args.processes), durationSeconds: DURATION })
+} else await main()

@@ -2,7 +2,10 @@ import type { ClockShape } from "../../core/ports/clock.ts"
 
 export const systemClock = (): ClockShape => ({ now: () => Date.now(), mode: "system" })
 
-/** A frozen clock that moves only when an operator advances it (KEYSPACE_CLOCK=manual). */
+/**
+ * A frozen clock that moves only forward when told (KEYSPACE_CLOCK=manual); the service runs it
+ * as the deployment's shared clock (shared-clock.ts).
+ */
 export class ManualClock implements ClockShape {
   readonly mode = "manual" as const
   #now: number
@@ -15,5 +18,3 @@ export class ManualClock implements ClockShape {
     this.#now = to
   }
 }
-
-export const isManual = (clock: ClockShape): clock is ManualClock => clock instanceof ManualClock

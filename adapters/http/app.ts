@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit"
 import { HTTPException } from "hono/http-exception"
 import { ValidationFailed } from "../../core/shared/errors.ts"
 import { authenticateBearer } from "../auth/token-service.ts"
+import { isSharedManual } from "../clock/shared-clock.ts"
 import type { Services } from "../runtime/services.ts"
 import type { AppEnv } from "./app-env.ts"
 import { failureBody } from "./envelope.ts"
@@ -56,6 +57,14 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   app.get("/healthz", (c) => c.json({ status: "ok" }))
   app.route("/", metricsRoutes(s))
   app.route("/", docsRoutes(s, () => app.routes))
+  // Every API request (not health, metrics, docs: registered above) runs on the deployment's
+  // clock as it is now, whichever process another request advanced it on.
+  const clock = s.clock
+  if (isSharedManual(clock))
+    app.use(async (_c, next) => {
+      await clock.refresh()
+      await next()
+    })
   app.route("/auth", authRoutes(s, parts.actAs))
 
   const admin = new Hono<AppEnv>()

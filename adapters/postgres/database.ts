@@ -20,7 +20,7 @@ export interface Database {
   readonly db: Db
   readonly engine: "pglite" | "postgres"
   /** Listens for NOTIFY on a channel: wakes workers when another transaction commits work. */
-  readonly listen: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>
+  readonly listen: (channel: string, onNotify: (payload: string) => void) => Promise<() => Promise<void>>
   readonly close: () => Promise<void>
 }
 
@@ -54,7 +54,7 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
       db,
       engine: "postgres",
       listen: async (channel, onNotify) => {
-        const sub = await client.listen(channel, () => onNotify())
+        const sub = await client.listen(channel, (payload) => onNotify(payload))
         return () => sub.unlisten()
       },
       close: () => client.end({ timeout: 5 }),
@@ -71,7 +71,7 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
     db,
     engine: "pglite",
     listen: async (channel, onNotify) => {
-      const unlisten = await pg.listen(channel, () => onNotify())
+      const unlisten = await pg.listen(channel, (payload) => onNotify(payload))
       return () => unlisten()
     },
     close: () => pg.close(),

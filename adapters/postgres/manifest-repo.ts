@@ -2,6 +2,7 @@ import { and, eq, notInArray, type SQL } from "drizzle-orm"
 import type { PgTable } from "drizzle-orm/pg-core"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
 import { hashSecret, verifySecret } from "../auth/secret-hash.ts"
+import { bumpVersion, SCOPES } from "../coherence/versions.ts"
 import type { Services } from "../runtime/services.ts"
 import type { Tx } from "./database.ts"
 import {
@@ -213,6 +214,8 @@ export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<M
       }
     }
   }
+  // Every process's caches of tenants, assets, apps and webhooks follow this commit.
+  await bumpVersion(tx, SCOPES.manifest)
   return out
 }
 

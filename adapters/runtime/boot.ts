@@ -1,8 +1,10 @@
 import { mkdirSync } from "node:fs"
 import { makeObjectIdFactory } from "../../core/shared/ids.ts"
-import { ManualClock, systemClock } from "../clock/clocks.ts"
+import { systemClock } from "../clock/clocks.ts"
+import { isSharedManual, openSharedClock } from "../clock/shared-clock.ts"
 import { parseConfig, type Config } from "../config/config.ts"
 import { newOpaqueToken } from "../auth/secret-hash.ts"
+import { startCoherence } from "../coherence/versions.ts"
 import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
@@ -30,13 +32,24 @@ export const boot = async (
 ): Promise<Booted> => {
   const print = options.print ?? ((line: string) => console.log(line))
   const config: Config = parseConfig(env)
-  const clock = config.clock.mode === "manual" ? new ManualClock(config.clock.start ?? Date.now()) : systemClock()
   if (!config.databaseUrl && config.dataDir !== "memory") mkdirSync(config.dataDir, { recursive: true })
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   const objectId = makeObjectIdFactory((bytes) => crypto.getRandomValues(bytes as Uint8Array<ArrayBuffer>))
   const adminToken = config.adminToken ?? newOpaqueToken()
   // Every line carries the request id of the request it was written for, and is redacted.
   const logger = contextualLogger(makeLogger(config.logLevel))
+  // The manual clock is the deployment's, kept in the database (every process reads one clock).
+  const clock =
+    config.clock.mode === "manual"
+      ? await openSharedClock(database, {
+          databaseUrl: config.databaseUrl,
+          start: config.clock.start ?? Date.now(),
+          logger,
+        }).catch(async (e: unknown) => {
+          await database.close()
+          throw e
+        })
+      : systemClock()
   const services: Services = {
     config,
     clock,
@@ -48,6 +61,7 @@ export const boot = async (
     adminToken,
     onClockAdvanced: [],
     wake: [],
+    coherence: startCoherence(database, logger),
   }
   if (!config.adminToken) print(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
   if (config.seed === "demo") {
@@ -69,6 +83,8 @@ export const boot = async (
     close: async () => {
       await stopBackground()
       await services.tracer.shutdown()
+      await services.coherence.stop()
+      if (isSharedManual(clock)) await clock.close()
       await database.close()
     },
   }

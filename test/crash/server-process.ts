@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process"
+import { createServer, type AddressInfo } from "node:net"
 
 /**
  * The real server as a child process (Node, the tsx loader in-process so the pid is the
@@ -13,7 +14,11 @@ export interface ServerProcess {
 
 const root = new URL("../..", import.meta.url).pathname
 
-export const startServer = async (env: Record<string, string>, port: number): Promise<ServerProcess> => {
+export const startServer = async (
+  env: Record<string, string>,
+  port: number,
+  options: { readonly startTimeoutMs?: number } = {},
+): Promise<ServerProcess> => {
   const child = spawn(process.execPath, ["--import", "tsx", "runtimes/node/server.ts"], {
     cwd: root,
     env: { ...process.env, KEYSPACE_LOG_LEVEL: "warn", ...env, PORT: String(port) },
@@ -24,12 +29,16 @@ export const startServer = async (env: Record<string, string>, port: number): Pr
   child.stdout!.on("data", keep)
   child.stderr!.on("data", keep)
   const url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 300; i++) {
+  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000)
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early: ${out}`)
     const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false)
     if (ok) break
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL")
+      throw new Error(`server did not start: ${out}`)
+    }
     await new Promise((r) => setTimeout(r, 100))
-    if (i === 299) throw new Error(`server did not start: ${out}`)
   }
   return {
     url,
@@ -45,3 +54,14 @@ export const startServer = async (env: Record<string, string>, port: number): Pr
 }
 
 export const freePort = () => 20_000 + Math.floor(Math.random() * 20_000)
+
+/** A port the system just handed out as free (files running in parallel do not collide). */
+export const pickFreePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })

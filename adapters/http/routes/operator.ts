@@ -1,7 +1,7 @@
 import { Hono } from "hono"
 import { StateConflict, ValidationFailed } from "../../../core/shared/errors.ts"
 import { Manifest, manifestReferenceErrors } from "../../../core/tenancy/manifest.ts"
-import { isManual } from "../../clock/clocks.ts"
+import { isSharedManual } from "../../clock/shared-clock.ts"
 import { applyManifest } from "../../postgres/manifest-repo.ts"
 import type { Services } from "../../runtime/services.ts"
 import { registrationUrlErrors } from "../../webhooks/ssrf-guard.ts"
@@ -14,18 +14,6 @@ const LATEST_CLOCK_INSTANT = Date.parse("9999-12-31T23:59:59.999Z")
 
 /** Operator API core: manifest and test clock (operator contract, sections 2-3). */
 export const operatorRoutes = (s: Services) => {
-  // Advances of one service run one after another, so hooks never see two moves interleave.
-  let advancing: Promise<void> = Promise.resolve()
-  const advanceClock = (target: number): Promise<void> => {
-    const run = advancing.then(async () => {
-      const clock = s.clock
-      if (!isManual(clock)) return
-      if (target > clock.now()) clock.set(target)
-      for (const hook of s.onClockAdvanced) await hook(target)
-    })
-    advancing = run.catch(() => {})
-    return run
-  }
   return new Hono<AppEnv>()
     .put("/manifest", async (c) => {
       const manifest = decodeOrFail(Manifest, await readJson(c))
@@ -41,14 +29,24 @@ export const operatorRoutes = (s: Services) => {
     .post("/clock/advance", async (c) => {
       const body = decodeOrFail(ClockAdvanceRequest, await readJson(c))
       const clock = s.clock
-      if (!isManual(clock)) throw new StateConflict({ reason: "the clock is not manual (KEYSPACE_CLOCK=manual)" })
-      const target = "minutes" in body ? clock.now() + body.minutes * 60_000 : Date.parse(body.to)
-      if (Number.isNaN(target)) throw new ValidationFailed({ messages: ["to: not a valid date-time"] })
-      if (target < clock.now()) throw new ValidationFailed({ messages: ["to: must not be earlier than now"] })
-      // Past year 9999 an ISO date-time needs six digits, which PostgreSQL timestamps refuse.
-      if (target > LATEST_CLOCK_INSTANT)
-        throw new ValidationFailed({ messages: ["clock: must stay before 10000-01-01T00:00:00Z"] })
-      await advanceClock(target)
-      return ok(c, { now: new Date(clock.now()).toISOString() })
+      if (!isSharedManual(clock))
+        throw new StateConflict({ reason: "the clock is not manual (KEYSPACE_CLOCK=manual)" })
+      // The target is checked against the deployment's clock under its lock (another process
+      // may have moved it); the hooks apply the due ticks before any other advance starts.
+      const now = await clock.advance(
+        (current) => {
+          const target = "minutes" in body ? current + body.minutes * 60_000 : Date.parse(body.to)
+          if (Number.isNaN(target)) throw new ValidationFailed({ messages: ["to: not a valid date-time"] })
+          if (target < current) throw new ValidationFailed({ messages: ["to: must not be earlier than now"] })
+          // Past year 9999 an ISO date-time needs six digits, which PostgreSQL timestamps refuse.
+          if (target > LATEST_CLOCK_INSTANT)
+            throw new ValidationFailed({ messages: ["clock: must stay before 10000-01-01T00:00:00Z"] })
+          return target
+        },
+        async (at) => {
+          for (const hook of s.onClockAdvanced) await hook(at)
+        },
+      )
+      return ok(c, { now: new Date(now).toISOString() })
     })
 }
