@@ -1,0 +1,33 @@
+// Compiles the server to dist/ (tsc, .ts imports rewritten to .js) and copies the migrations
+// beside it, so `npm start` runs plain JavaScript under `node` with no loader in between.
+// `--if-stale` (the prestart hook) skips the work when dist/ is newer than every source.
+import { spawnSync } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const stamp = join(root, "dist", ".build-stamp")
+const sources = ["core", "adapters", "workflows", "runtimes/node", "drizzle", "tsconfig.json", "tsconfig.build.json", "package.json"]
+
+const newest = (path) => {
+  if (!existsSync(path)) return 0
+  const st = statSync(path)
+  if (!st.isDirectory()) return st.mtimeMs
+  return readdirSync(path).reduce((m, name) => Math.max(m, newest(join(path, name))), st.mtimeMs)
+}
+
+if (process.argv.includes("--if-stale") && existsSync(stamp)) {
+  const built = statSync(stamp).mtimeMs
+  if (sources.every((s) => newest(join(root, s)) <= built)) process.exit(0)
+}
+
+console.error("Building dist/ (tsc) ...")
+const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], {
+  stdio: "inherit",
+})
+if (tsc.status !== 0) process.exit(tsc.status ?? 1)
+rmSync(join(root, "dist/drizzle"), { recursive: true, force: true })
+cpSync(join(root, "drizzle"), join(root, "dist/drizzle"), { recursive: true })
+mkdirSync(join(root, "dist"), { recursive: true })
+writeFileSync(stamp, new Date().toISOString() + "\n")
