@@ -84,16 +84,22 @@ const bootLocked = async (
   }
   const lines: string[] = []
   if (!config.adminToken) lines.push(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
-  if (config.seed === "demo") {
-    const demo = await seedDemo(services)
-    if (demo) {
-      lines.push(`Demo project seeded (projectId ${demo.projectId}).`)
-      lines.push(`Demo app: app_id=${demo.appId} app_secret=${demo.appSecret}`)
-      lines.push(
-        `Try: curl -s -X POST ${config.publicUrl}/auth/accessToken -H 'Content-Type: application/json' ` +
-          `-d '{"grant_type":"app_credentials","app_id":"${demo.appId}","app_secret":"${demo.appSecret}"}'`,
-      )
-    }
+  const demo = config.seed === "demo" ? await seedDemo(services) : undefined
+  if (demo?.seeded) {
+    lines.push(`Demo project seeded (projectId ${demo.projectId}).`)
+    lines.push(`Demo app: app_id=${demo.appId} app_secret=${demo.appSecret}`)
+    lines.push(
+      `Try: curl -s -X POST ${config.publicUrl}/auth/accessToken -H 'Content-Type: application/json' ` +
+        `-d '{"grant_type":"app_credentials","app_id":"${demo.appId}","app_secret":"${demo.appSecret}"}'`,
+    )
+  } else if (demo?.projectId !== undefined) {
+    // App secrets are stored hashed: the first start's secret cannot be shown again, only replaced.
+    const bearer = config.adminToken ? "$KEYSPACE_ADMIN_TOKEN" : adminToken
+    lines.push(`Existing database: demo project ${demo.projectId}; the demo app's secret was printed on its first start only.`)
+    lines.push(
+      `New secret: curl -s -X POST ${config.publicUrl}/admin/v1/apps/demo-app/secret -H "Authorization: Bearer ${bearer}"` +
+        ` (ids: GET /admin/v1/manifest/ids)`,
+    )
   }
   const app = makeApp(services, surfaces(services))
   const stopBackground = background ? startBackground(services) : async () => {}
