@@ -1,4 +1,4 @@
-import { and, eq, notInArray, type SQL } from "drizzle-orm"
+import { and, eq, inArray, notInArray, type SQL } from "drizzle-orm"
 import type { PgTable } from "drizzle-orm/pg-core"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
 import { hashSecret, verifySecret } from "../auth/secret-hash.ts"
@@ -71,6 +71,14 @@ const upsert = async <T extends PgTable & { id: unknown }>(
 
 const byKey = <T extends { key: unknown; projectId: unknown }>(table: T, projectId: string, key: string) =>
   and(eq(table.projectId as never, projectId), eq(table.key as never, key))
+
+/** A manifest's `enabled`: only an explicit value changes the registration's state. */
+const webhookEnabledValues = (enabled: boolean | undefined): Record<string, unknown> =>
+  enabled === undefined
+    ? {}
+    : enabled
+      ? { enabled: true, consecutiveFailures: 0, disabledAt: null }
+      : { enabled: false }
 
 /** Applies the manifest in the caller's transaction and returns the key -> id map. */
 export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<ManifestIds> => {
@@ -176,7 +184,11 @@ export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<M
         secret: w.secret,
         events: [...w.events],
         auth: w.auth ?? { scheme: "signature-only" },
+        ...webhookEnabledValues(w.enabled),
       })
+    if ((p.removedWebhooks ?? []).length > 0)
+      // Their delivery rows go with them (ON DELETE CASCADE).
+      await tx.delete(webhooksTable).where(and(eq(webhooksTable.projectId, projectId), inArray(webhooksTable.key, [...p.removedWebhooks!])))
     out.projects[p.key] = ids
   }
 
