@@ -22,8 +22,18 @@ if (process.argv.includes("--if-stale") && existsSync(stamp)) {
   if (sources.every((s) => newest(join(root, s)) <= built)) process.exit(0)
 }
 
+const tscBin = join(root, "node_modules/typescript/bin/tsc")
+if (!existsSync(tscBin)) {
+  // A production install (npm ci --omit=dev) has no compiler: run what was built before it.
+  if (existsSync(join(root, "dist/runtimes/node/server.js"))) {
+    console.error("dist/ may be older than the sources, and TypeScript is not installed (npm ci --omit=dev): starting the existing build.")
+    process.exit(0)
+  }
+  console.error("dist/ is missing and TypeScript is not installed: run `npm ci && npm run build` before `npm ci --omit=dev`, or install dev dependencies.")
+  process.exit(1)
+}
 console.error("Building dist/ (tsc) ...")
-const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], {
+const tsc = spawnSync(process.execPath, [tscBin, "-p", join(root, "tsconfig.build.json")], {
   stdio: "inherit",
 })
 if (tsc.status !== 0) process.exit(tsc.status ?? 1)
