@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs"
+import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs"
 import { hostname } from "node:os"
 import { dirname, basename, join, resolve } from "node:path"
 import { StartupError } from "./startup-error.ts"
@@ -9,7 +9,9 @@ import { StartupError } from "./startup-error.ts"
  * directory (`<dir>.lock`, never inside it: PGlite owns that tree), created atomically
  * (O_EXCL), holding who took it. A lock whose process is gone (SIGKILL, power loss) is stale
  * and taken over, so a killed server never blocks its restart. Plain files and pids work the
- * same on Node, Bun and Deno (no flock there).
+ * same on Node, Bun and Deno (no flock there). The holder also touches the file every 10 s: a
+ * lock written on another host (a replaced container on the same volume has a new hostname and
+ * pid namespace) is stale once that heartbeat stops for 30 s.
  */
 export interface LockHolder {
   readonly pid: number
@@ -50,8 +52,18 @@ const procStartOf = (pid: number): string | undefined => {
   }
 }
 
-const isAlive = (holder: LockHolder): boolean => {
-  if (holder.host !== hostname()) return true // cannot see another machine's processes: assume held
+const HEARTBEAT_MS = 10_000
+const FOREIGN_STALE_MS = 30_000
+
+const isAlive = (holder: LockHolder, path: string): boolean => {
+  if (holder.host !== hostname()) {
+    // Another machine's (or container's) processes cannot be seen: trust the heartbeat.
+    try {
+      return Date.now() - statSync(path).mtimeMs < FOREIGN_STALE_MS
+    } catch {
+      return false
+    }
+  }
   if (holder.pid === process.pid) return false // our own pid, and we do not hold it: a restart reused it
   if (existsSync("/proc/self/stat")) {
     const start = procStartOf(holder.pid)
@@ -111,6 +123,14 @@ export const lockDataDir = (dataDir: string, port?: number): DataDirLock => {
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createExclusive(path, me)) {
       let released = false
+      const beat = setInterval(() => {
+        try {
+          utimesSync(path, new Date(), new Date())
+        } catch {
+          /* a missing file is found by the next starter; nothing to do here */
+        }
+      }, HEARTBEAT_MS)
+      ;(beat as { unref?: () => void }).unref?.()
       return {
         path,
         listeningOn: (port) => {
@@ -122,6 +142,7 @@ export const lockDataDir = (dataDir: string, port?: number): DataDirLock => {
         release: () => {
           if (released) return
           released = true
+          clearInterval(beat)
           // Only remove the file while it is still ours.
           if (readHolder(path)?.pid === me.pid && readHolder(path)?.startedAt === me.startedAt) {
             try {
@@ -134,10 +155,10 @@ export const lockDataDir = (dataDir: string, port?: number): DataDirLock => {
       }
     }
     const holder = readHolder(path)
-    if (holder && isAlive(holder))
+    if (holder && isAlive(holder, path))
       throw new StartupError(
         `KEYSPACE_DATA_DIR ${dataDir} is in use by another Keyspace server (${describeHolder(holder)}). ` +
-          `Stop that server first, or set KEYSPACE_DATA_DIR to another directory ` +
+          `Stop that server first${holder.host === hostname() ? "" : " (a lock from another host is free 30 s after its server stopped)"}, or set KEYSPACE_DATA_DIR to another directory ` +
           `(several servers need DATABASE_URL). Lock file: ${path}`,
       )
     // Stale: move it aside under a name of our own (atomic), then try to create ours again.
