@@ -17,10 +17,27 @@ const newest = (path) => {
   return readdirSync(path).reduce((m, name) => Math.max(m, newest(join(path, name))), st.mtimeMs)
 }
 
-if (process.argv.includes("--if-stale") && existsSync(stamp)) {
-  const built = statSync(stamp).mtimeMs
-  if (sources.every((s) => newest(join(root, s)) <= built)) process.exit(0)
+const upToDate = () => existsSync(stamp) && sources.every((s) => newest(join(root, s)) <= statSync(stamp).mtimeMs)
+const ifStale = process.argv.includes("--if-stale")
+if (ifStale && upToDate()) process.exit(0)
+
+// Two starts at once (a supervisor, parallel tests) build one after the other, never into the
+// same files together; the second finds the build done. A lock older than 10 minutes is stale.
+const lock = join(root, ".build-lock")
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+for (;;) {
+  try {
+    mkdirSync(lock)
+    break
+  } catch (e) {
+    if (e.code !== "EEXIST") throw e
+    const age = existsSync(lock) ? Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs : 0
+    if (age > 600_000) rmSync(lock, { recursive: true, force: true })
+    else sleep(500)
+  }
 }
+process.on("exit", () => rmSync(lock, { recursive: true, force: true }))
+if (ifStale && upToDate()) process.exit(0)
 
 const tscBin = join(root, "node_modules/typescript/bin/tsc")
 if (!existsSync(tscBin)) {
