@@ -2,6 +2,7 @@ import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { afterAll, describe, expect, it } from "vitest"
+import { KeyspaceClient } from "../../clients/typescript/src/index.ts"
 import { root, spawnProcess, type Spawned } from "./server-runtime.ts"
 
 /**
@@ -70,5 +71,12 @@ describe("the README walkthrough", () => {
     })
     expect(example.code, `${example.out}\n${example.err}`).toBe(0)
     expect(example.out).toMatch(/^booked (Lotus|Orchid): [0-9a-f]{24} \(active\)/)
+
+    // The typed client's operator calls for credentials: rotate, then sign in with the new secret.
+    const operator = new KeyspaceClient({ baseUrl: `http://localhost:${port}`, operatorToken: "dev-admin-token-123456" }).operator
+    expect((await operator.manifestIds()).projects).toHaveProperty("demo")
+    const { appSecret } = await operator.rotateAppSecret("demo-app")
+    const app = new KeyspaceClient({ baseUrl: `http://localhost:${port}`, credentials: { appId: "demo-app", appSecret } })
+    expect(await app.meetingRooms.list({ projectId: ids.data.projects.demo.id })).not.toHaveLength(0)
   })
 })
