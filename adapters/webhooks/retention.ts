@@ -1,6 +1,5 @@
-import { and, inArray, lt, sql } from "drizzle-orm"
-import type { Queryable } from "../postgres/database.ts"
-import { webhookDeliveriesTable } from "../postgres/tables/webhook-deliveries.ts"
+import { sql } from "drizzle-orm"
+import { execute, type Queryable } from "../postgres/database.ts"
 import type { Services } from "../runtime/services.ts"
 
 const DAY_MS = 86_400_000
@@ -14,16 +13,17 @@ const BATCH = 5000
  * a large first sweep never holds one long transaction. Returns how many rows went.
  */
 export const pruneDeliveries = async (db: Queryable, now: number, retentionMs: number): Promise<number> => {
-  const d = webhookDeliveriesTable
-  const cutoff = new Date(now - retentionMs)
+  const cutoff = new Date(now - retentionMs).toISOString()
   let total = 0
   for (;;) {
-    const batch = db
-      .select({ id: d.id })
-      .from(d)
-      .where(and(inArray(d.state, ["delivered", "failed"]), lt(d.occurredAt, cutoff)))
-      .limit(BATCH)
-    const gone = await db.delete(d).where(inArray(d.id, sql`(${batch})`)).returning({ id: d.id })
+    const gone = await execute<{ id: string }>(
+      db,
+      sql`delete from webhook_deliveries where id in (
+            select id from webhook_deliveries
+             where state in ('delivered', 'failed') and occurred_at < ${cutoff}::timestamptz
+             limit ${BATCH})
+          returning id`,
+    )
     total += gone.length
     if (gone.length < BATCH) return total
   }
