@@ -1,6 +1,7 @@
 // Compiles the server to dist/ (tsc, .ts imports rewritten to .js) and copies the migrations
 // beside it, so `npm start` runs plain JavaScript under `node` with no loader in between.
-// `--if-stale` (the prestart hook) skips the work when dist/ is newer than every source.
+// `--if-stale` (the prepare and prestart hooks) skips the work when dist/ is newer than every
+// source, so `npm ci` builds once and `npm start` starts at once.
 import { spawnSync } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -41,6 +42,8 @@ if (ifStale && upToDate()) process.exit(0)
 
 const tscBin = join(root, "node_modules/typescript/bin/tsc")
 if (!existsSync(tscBin)) {
+  // `prepare` after `npm ci --omit=dev`: nothing to build with; the start will say what to do.
+  if (process.argv.includes("--optional")) process.exit(0)
   // A production install (npm ci --omit=dev) has no compiler: run what was built before it.
   if (existsSync(join(root, "dist/runtimes/node/server.js"))) {
     console.error("dist/ may be older than the sources, and TypeScript is not installed (npm ci --omit=dev): starting the existing build.")
