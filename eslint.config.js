@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint"
 const nodeBuiltins = ["node:*", "fs", "path", "http", "https", "crypto", "os", "child_process", "net", "tls", "dns"]
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "drizzle/**", ".keyspace/**", "scratch/**", "bench/results/**", "runtimes/bun/**", "runtimes/deno/**"] },
+  { ignores: ["node_modules/**", "dist/**", "drizzle/**", ".keyspace/**", "scratch/**", "bench/results/**", "runtimes/bun/**", "runtimes/deno/**"] },
   {
     files: ["**/*.ts"],
     extends: [tseslint.configs.base],

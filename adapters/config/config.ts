@@ -32,6 +32,10 @@ export interface Config {
   /** Node HTTP server limits (Bun and Deno apply their own defaults). */
   readonly requestTimeoutMs: number
   readonly maxConnections: number
+  /** Finished webhook deliveries older than this many days (service clock) are deleted; 0 keeps them. */
+  readonly webhookRetentionDays: number
+  /** On SIGTERM/SIGINT, how long in-flight requests may take before connections are cut. */
+  readonly shutdownGraceMs: number
   readonly logLevel: "debug" | "info" | "warn" | "error" | "silent"
 }
 
@@ -135,6 +139,8 @@ export const parseConfig = (env: Env): Config => {
     maxBodyBytes: int(env, "KEYSPACE_MAX_BODY_BYTES", 15 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     requestTimeoutMs: int(env, "KEYSPACE_REQUEST_TIMEOUT_MS", 60_000, 1000, 3_600_000),
     maxConnections: int(env, "KEYSPACE_MAX_CONNECTIONS", 1024, 1, 1_000_000),
+    webhookRetentionDays: int(env, "KEYSPACE_WEBHOOK_RETENTION_DAYS", 30, 0, 36_500),
+    shutdownGraceMs: int(env, "KEYSPACE_SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     logLevel: oneOf(env, "KEYSPACE_LOG_LEVEL", ["debug", "info", "warn", "error", "silent"] as const, "info"),
   }
 }

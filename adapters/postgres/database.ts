@@ -38,12 +38,13 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
     const client = postgres(options.databaseUrl, {
       max: options.maxConnections ?? 10,
       onnotice: () => {},
+      connect_timeout: 10,
       // Long-lived process: keep prepared statements per connection.
       prepare: true,
     })
     const db = drizzlePostgres(client, { schema }) as unknown as Db
     // Several servers may start at once on one database: migrate under an advisory lock.
-    const migrator = postgres(options.databaseUrl, { max: 1, onnotice: () => {} })
+    const migrator = postgres(options.databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 })
     try {
       await migrator`select pg_advisory_lock(7419023)`
       await migratePostgres(drizzlePostgres(migrator), { migrationsFolder })

@@ -1,10 +1,10 @@
-import { and, eq, notInArray, type SQL } from "drizzle-orm"
+import { and, eq, inArray, notInArray, type SQL } from "drizzle-orm"
 import type { PgTable } from "drizzle-orm/pg-core"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
 import { hashSecret, verifySecret } from "../auth/secret-hash.ts"
 import { bumpVersion, SCOPES } from "../coherence/versions.ts"
 import type { Services } from "../runtime/services.ts"
-import type { Tx } from "./database.ts"
+import type { Queryable, Tx } from "./database.ts"
 import {
   accessGroupsTable,
   appLinksTable,
@@ -72,6 +72,14 @@ const upsert = async <T extends PgTable & { id: unknown }>(
 
 const byKey = <T extends { key: unknown; projectId: unknown }>(table: T, projectId: string, key: string) =>
   and(eq(table.projectId as never, projectId), eq(table.key as never, key))
+
+/** A manifest's `enabled`: only an explicit value changes the registration's state. */
+const webhookEnabledValues = (enabled: boolean | undefined): Record<string, unknown> =>
+  enabled === undefined
+    ? {}
+    : enabled
+      ? { enabled: true, consecutiveFailures: 0, disabledAt: null }
+      : { enabled: false }
 
 /** Applies the manifest in the caller's transaction and returns the key -> id map. */
 export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<ManifestIds> => {
@@ -177,7 +185,11 @@ export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<M
         secret: w.secret,
         events: [...w.events],
         auth: w.auth ?? { scheme: "signature-only" },
+        ...webhookEnabledValues(w.enabled),
       })
+    if ((p.removedWebhooks ?? []).length > 0)
+      // Their delivery rows go with them (ON DELETE CASCADE).
+      await tx.delete(webhooksTable).where(and(eq(webhooksTable.projectId, projectId), inArray(webhooksTable.key, [...p.removedWebhooks!])))
     out.projects[p.key] = ids
   }
 
@@ -282,4 +294,45 @@ const upsertUser = async (s: Services, tx: Tx, projectId: string, u: ManifestUse
       })
   }
   return userId
+}
+
+/**
+ * The key-to-id map of everything provisioned so far, read back from the database: the same
+ * shape PUT /manifest answers, for an operator who no longer has that answer (or the ids the
+ * demo seed printed on the first start).
+ */
+export const readManifestIds = async (db: Queryable): Promise<ManifestIds> => {
+  const out: ManifestIds = { projects: {}, apps: {} }
+  const byProject = new Map<string, ProjectIds>()
+  for (const p of await db.select().from(projectsTable).orderBy(projectsTable.key)) {
+    const ids: ProjectIds = {
+      id: p.id, brandId: p.brandId, zones: {}, floors: {}, rooms: {}, desks: {}, units: {},
+      accessGroups: {}, discounts: {}, users: {}, webhooks: {},
+    }
+    if (p.key !== null) out.projects[p.key] = ids
+    byProject.set(p.id, ids)
+  }
+  const keyed = [
+    ["zones", zonesTable], ["floors", floorsTable], ["rooms", roomsTable], ["desks", desksTable], ["units", unitsTable],
+    ["accessGroups", accessGroupsTable], ["discounts", discountsTable], ["webhooks", webhooksTable],
+  ] as const
+  for (const [field, table] of keyed) {
+    const rows = (await db
+      .select({ id: table.id, key: table.key, projectId: table.projectId })
+      .from(table as PgTable)) as Array<{ id: string; key: string | null; projectId: string }>
+    for (const r of rows) {
+      const ids = byProject.get(r.projectId)
+      if (ids && r.key !== null) ids[field][r.key] = r.id
+    }
+  }
+  const memberships = await db
+    .select({ projectId: projectMembershipsTable.projectId, userId: projectMembershipsTable.userId, key: projectMembershipsTable.manifestKey })
+    .from(projectMembershipsTable)
+  for (const m of memberships) {
+    const ids = byProject.get(m.projectId)
+    if (ids && m.key !== null) ids.users[m.key] = m.userId
+  }
+  for (const a of await db.select({ id: appsTable.id, key: appsTable.key }).from(appsTable).orderBy(appsTable.key))
+    if (a.key !== null) out.apps[a.key] = a.id
+  return out
 }

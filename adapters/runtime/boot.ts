@@ -10,7 +10,10 @@ import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
 import { makeTracer } from "../observability/tracing.ts"
 import { openDatabase } from "../postgres/database.ts"
+import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts"
 import { seedDemo } from "./demo-seed.ts"
+import { ensurePortFree } from "./port-probe.ts"
+import { StartupError } from "./startup-error.ts"
 import { makeLogger } from "./logger.ts"
 import type { Services } from "./services.ts"
 import { startBackground, surfaces } from "./surfaces.ts"
@@ -18,7 +21,9 @@ import { startBackground, surfaces } from "./surfaces.ts"
 export interface Booted {
   readonly app: ReturnType<typeof makeApp>
   readonly services: Services
-  /** Stops background workers and closes the database (after the HTTP server drained). */
+  /** Prints what the operator needs (tokens, demo credentials); call once the server listens on `port`. */
+  readonly announce: (port: number) => void
+  /** Stops background workers, closes the database and frees the data directory (after the HTTP server drained). */
   readonly close: () => Promise<void>
 }
 
@@ -28,12 +33,40 @@ export interface Booted {
  */
 export const boot = async (
   env: Record<string, string | undefined>,
-  options: { print?: (line: string) => void; background?: boolean } = {},
+  options: { print?: (line: string) => void; background?: boolean; probePort?: boolean } = {},
 ): Promise<Booted> => {
   const print = options.print ?? ((line: string) => console.log(line))
   const config: Config = parseConfig(env)
-  if (!config.databaseUrl && config.dataDir !== "memory") mkdirSync(config.dataDir, { recursive: true })
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  // A taken port is found before anything is opened, seeded or printed.
+  if (options.probePort) await ensurePortFree(config.port)
+  let lock: DataDirLock | undefined
+  if (!config.databaseUrl && config.dataDir !== "memory") {
+    try {
+      mkdirSync(config.dataDir, { recursive: true })
+    } catch (e) {
+      throw new StartupError(`KEYSPACE_DATA_DIR ${config.dataDir} cannot be created (${(e as Error).message}).`)
+    }
+    lock = lockDataDir(config.dataDir, config.port || undefined)
+  }
+  try {
+    return await bootLocked(env, config, print, options.background !== false, lock)
+  } catch (e) {
+    lock?.release()
+    throw e
+  }
+}
+
+const bootLocked = async (
+  env: Record<string, string | undefined>,
+  config: Config,
+  print: (line: string) => void,
+  background: boolean,
+  lock: DataDirLock | undefined,
+): Promise<Booted> => {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch((e: unknown) => {
+    if (config.databaseUrl || config.dataDir === "memory") throw e
+    throw new StartupError(`KEYSPACE_DATA_DIR ${config.dataDir}: the embedded database could not be opened (${(e as Error).message ?? e}).`)
+  })
   const objectId = makeObjectIdFactory((bytes) => crypto.getRandomValues(bytes as Uint8Array<ArrayBuffer>))
   const adminToken = config.adminToken ?? newOpaqueToken()
   // Every line carries the request id of the request it was written for, and is redacted.
@@ -63,29 +96,44 @@ export const boot = async (
     wake: [],
     coherence: startCoherence(database, logger),
   }
-  if (!config.adminToken) print(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
-  if (config.seed === "demo") {
-    const demo = await seedDemo(services)
-    if (demo) {
-      print(`Demo project seeded (projectId ${demo.projectId}).`)
-      print(`Demo app: app_id=${demo.appId} app_secret=${demo.appSecret}`)
-      print(
-        `Try: curl -s -X POST ${config.publicUrl}/auth/accessToken -H 'Content-Type: application/json' ` +
-          `-d '{"grant_type":"app_credentials","app_id":"${demo.appId}","app_secret":"${demo.appSecret}"}'`,
-      )
-    }
+  const lines: string[] = []
+  if (!config.adminToken) lines.push(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
+  const demo = config.seed === "demo" ? await seedDemo(services) : undefined
+  if (demo?.seeded) {
+    lines.push(`Demo project seeded (projectId ${demo.projectId}).`)
+    lines.push(`Demo app: app_id=${demo.appId} app_secret=${demo.appSecret}`)
+    lines.push(
+      `Try: curl -s -X POST ${config.publicUrl}/auth/accessToken -H 'Content-Type: application/json' ` +
+        `-d '{"grant_type":"app_credentials","app_id":"${demo.appId}","app_secret":"${demo.appSecret}"}'`,
+    )
+  } else if (demo?.projectId !== undefined) {
+    // App secrets are stored hashed: the first start's secret cannot be shown again, only replaced.
+    const bearer = config.adminToken ? "$KEYSPACE_ADMIN_TOKEN" : adminToken
+    lines.push(`Existing database: demo project ${demo.projectId}; the demo app's secret was printed on its first start only.`)
+    lines.push(
+      `New secret: curl -s -X POST ${config.publicUrl}/admin/v1/apps/demo-app/secret -H "Authorization: Bearer ${bearer}"` +
+        ` (ids: GET /admin/v1/manifest/ids)`,
+    )
   }
   const app = makeApp(services, surfaces(services))
-  const stopBackground = options.background === false ? async () => {} : startBackground(services)
+  const stopBackground = background ? startBackground(services) : async () => {}
   return {
     app,
     services,
+    announce: (port) => {
+      lock?.listeningOn(port)
+      lines.forEach((line) => print(line))
+    },
     close: async () => {
-      await stopBackground()
-      await services.tracer.shutdown()
-      await services.coherence.stop()
-      if (isSharedManual(clock)) await clock.close()
-      await database.close()
+      try {
+        await stopBackground()
+        await services.tracer.shutdown()
+        await services.coherence.stop()
+        if (isSharedManual(clock)) await clock.close()
+        await database.close()
+      } finally {
+        lock?.release()
+      }
     },
   }
 }

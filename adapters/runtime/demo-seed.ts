@@ -41,11 +41,19 @@ export const demoManifest = (appSecret: string): Manifest => ({
   ],
 })
 
-/** Seeds the demo project on an empty database; returns the credentials to print, if seeded. */
-export const seedDemo = async (s: Services): Promise<{ appId: string; appSecret: string; projectId: string } | undefined> => {
-  const [row] = await execute<{ n: number }>(s.database.db, sql`select count(*)::int as n from projects`)
-  if ((row?.n ?? 0) > 0) return undefined
+export type DemoSeed =
+  | { readonly seeded: true; readonly appId: string; readonly appSecret: string; readonly projectId: string }
+  /** The database already had projects: nothing seeded; the demo project's id if it is there. */
+  | { readonly seeded: false; readonly projectId: string | undefined }
+
+/** Seeds the demo project on an empty database; the credentials to print when it did. */
+export const seedDemo = async (s: Services): Promise<DemoSeed> => {
+  const [row] = await execute<{ n: number; demo: string | null }>(
+    s.database.db,
+    sql`select count(*)::int as n, max(id) filter (where key = 'demo') as demo from projects`,
+  )
+  if ((row?.n ?? 0) > 0) return { seeded: false, projectId: row?.demo ?? undefined }
   const appSecret = newOpaqueToken()
   const ids = await s.database.db.transaction((tx) => applyManifest(s, tx, demoManifest(appSecret)))
-  return { appId: "demo-app", appSecret, projectId: ids.projects.demo!.id }
+  return { seeded: true, appId: "demo-app", appSecret, projectId: ids.projects.demo!.id }
 }

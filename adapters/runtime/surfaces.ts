@@ -10,6 +10,7 @@ import { actAs } from "../members/act-as.ts"
 import { recordingDeviceEnrollment } from "../members/device-enrollment.ts"
 import { startLifecycleScheduler } from "../scheduler/lifecycle.ts"
 import { startDispatcher } from "../webhooks/dispatcher.ts"
+import { startDeliveryRetention } from "../webhooks/retention.ts"
 import type { Services } from "./services.ts"
 
 /**
@@ -38,7 +39,9 @@ export const startBackground = (s: Services): (() => Promise<void>) => {
   const stopScheduler = startLifecycleScheduler(s)
   // Webhooks last: its clock hook relays what the scheduler's hook (registered before) emitted.
   const webhooks = startDispatcher(s)
+  const stopRetention = startDeliveryRetention(s)
   return async () => {
+    await stopRetention()
     await webhooks.stop()
     await stopScheduler()
   }

@@ -118,6 +118,11 @@ export const ManifestWebhook = Schema.Struct({
   secret: Schema.String.check(Schema.isMinLength(32), Schema.isMaxLength(256)),
   events: Schema.Array(EventType),
   auth: Schema.optionalKey(WebhookAuth),
+  /**
+   * false disables the registration (no new deliveries, pending ones wait); true enables it and
+   * resets its failure counter. Omitted: left as it is (an auto-disabled webhook stays disabled).
+   */
+  enabled: Schema.optionalKey(Schema.Boolean),
 })
 
 export const ManifestProject = Schema.Struct({
@@ -169,6 +174,8 @@ export const ManifestProject = Schema.Struct({
     ),
   ),
   webhooks: Schema.optionalKey(Schema.Array(ManifestWebhook)),
+  /** Keys of webhooks to delete, with their delivery log; an unknown key is already gone. */
+  removedWebhooks: Schema.optionalKey(Schema.Array(Key)),
 })
 
 export const Manifest = Schema.Struct({
@@ -218,6 +225,10 @@ export const manifestReferenceErrors = (m: Manifest): string[] => {
     ]
     for (const [name, list] of lists)
       for (const d of duplicates(list.map((x) => x.key))) errors.push(`${at}.${name}: duplicate key "${d}"`)
+    const kept = new Set((p.webhooks ?? []).map((w) => w.key))
+    ;(p.removedWebhooks ?? []).forEach((key, i) => {
+      if (kept.has(key)) errors.push(`${at}.removedWebhooks.${i}: "${key}" is also listed in webhooks`)
+    })
     for (const d of duplicates((p.discounts ?? []).map((x) => x.code.toUpperCase())))
       errors.push(`${at}.discounts: duplicate code "${d}"`)
     const zoneKeys = new Set(zones.map((z) => z.key))

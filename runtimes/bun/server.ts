@@ -1,13 +1,44 @@
 import { boot } from "../../adapters/runtime/boot.ts"
+import { onShutdownSignal } from "../../adapters/runtime/shutdown.ts"
+import { startOrExit } from "../../adapters/runtime/startup-error.ts"
 
-const booted = await boot(process.env)
-const server = Bun.serve({ port: booted.services.config.port, fetch: booted.app.fetch, maxRequestBodySize: booted.services.config.maxBodyBytes })
-console.log(`Keyspace listening on port ${server.port} (${booted.services.config.publicUrl}) [bun ${Bun.version}]`)
+const env = process.env
+const exit = (code: number): never => process.exit(code)
+const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
+const { port, publicUrl, maxBodyBytes, shutdownGraceMs } = booted.services.config
+const server = await startOrExit(
+  env,
+  async () => {
+    try {
+      return Bun.serve({ port, fetch: booted.app.fetch, maxRequestBodySize: maxBodyBytes })
+    } catch (e) {
+      await booted.close().catch(() => {})
+      throw e
+    }
+  },
+  exit,
+)
 
-const shutdown = async () => {
-  await server.stop()
-  await booted.close()
-  process.exit(0)
-}
-process.on("SIGINT", shutdown)
-process.on("SIGTERM", shutdown)
+let cutting = false
+// Cutting a connection mid-body rejects the handler's body read with an AbortError: expected
+// while stopping, not a failure worth a stack trace.
+process.on("unhandledRejection", (e) => {
+  if (cutting && (e as { name?: string })?.name === "AbortError") return
+  console.error(e)
+})
+const shutdown = onShutdownSignal({
+  graceMs: shutdownGraceMs,
+  drain: () => server.stop(false),
+  cut: () => {
+    cutting = true
+    return server.stop(true)
+  },
+  close: booted.close,
+  exit,
+})
+process.on("SIGINT", () => shutdown("SIGINT"))
+process.on("SIGTERM", () => shutdown("SIGTERM"))
+
+// Last: whoever waits for this line may signal at once.
+console.log(`Keyspace listening on port ${server.port} (${publicUrl}) [bun ${Bun.version}]`)
+booted.announce(server.port!)

@@ -1,14 +1,36 @@
 import { boot } from "../../adapters/runtime/boot.ts"
+import { onShutdownSignal } from "../../adapters/runtime/shutdown.ts"
+import { startOrExit } from "../../adapters/runtime/startup-error.ts"
 
-const booted = await boot(Deno.env.toObject())
-const server = Deno.serve({ port: booted.services.config.port, onListen: ({ port }) =>
-  console.log(`Keyspace listening on port ${port} (${booted.services.config.publicUrl}) [deno ${Deno.version.deno}]`) },
-  booted.app.fetch)
+const env = Deno.env.toObject()
+const exit = (code: number): never => Deno.exit(code)
+const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
+const { port, publicUrl, shutdownGraceMs } = booted.services.config
+const server = await startOrExit(
+  env,
+  async () => {
+    try {
+      return Deno.serve({ port, onListen: () => {} }, booted.app.fetch)
+    } catch (e) {
+      await booted.close().catch(() => {})
+      throw e
+    }
+  },
+  exit,
+)
 
-const shutdown = async () => {
-  await server.shutdown()
-  await booted.close()
-  Deno.exit(0)
-}
-Deno.addSignalListener("SIGINT", shutdown)
-Deno.addSignalListener("SIGTERM", shutdown)
+const shutdown = onShutdownSignal({
+  graceMs: shutdownGraceMs,
+  drain: () => server.shutdown(),
+  // Deno has no call that cuts open connections; exiting does, once the database is closed.
+  cut: () => {},
+  close: booted.close,
+  exit,
+})
+Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"))
+Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"))
+
+// Last: whoever waits for this line may signal at once.
+const bound = (server.addr as Deno.NetAddr).port
+console.log(`Keyspace listening on port ${bound} (${publicUrl}) [deno ${Deno.version.deno}]`)
+booted.announce(bound)

@@ -1,18 +1,23 @@
 import { serve } from "@hono/node-server"
+import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { boot } from "../../adapters/runtime/boot.ts"
-import { ConfigError } from "../../adapters/config/config.ts"
+import { onShutdownSignal } from "../../adapters/runtime/shutdown.ts"
+import { startOrExit } from "../../adapters/runtime/startup-error.ts"
 
-const booted = await boot(process.env).catch((e: unknown) => {
-  if (e instanceof ConfigError) {
-    console.error(e.message)
-    process.exit(2)
-  }
-  throw e
-})
-const { port, publicUrl, requestTimeoutMs, maxConnections } = booted.services.config
-const server = serve({ fetch: booted.app.fetch, port }, (info) =>
-  console.log(`Keyspace listening on port ${info.port} (${publicUrl}) [node ${process.version}]`),
-) as import("node:http").Server
+const env = process.env
+const exit = (code: number): never => process.exit(code)
+const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
+const { port, publicUrl, requestTimeoutMs, maxConnections, shutdownGraceMs } = booted.services.config
+const server = await startOrExit(
+  env,
+  () =>
+    new Promise<Server>((resolve, reject) => {
+      const s = serve({ fetch: booted.app.fetch, port }, () => resolve(s)) as Server
+      s.once("error", (e) => void booted.close().finally(() => reject(e)))
+    }),
+  exit,
+)
 
 // Deliberate limits: slow clients cannot hold sockets or half-sent requests forever.
 server.headersTimeout = 15_000
@@ -20,18 +25,21 @@ server.requestTimeout = requestTimeoutMs
 server.keepAliveTimeout = 5_000
 server.maxConnections = maxConnections
 
-// Graceful shutdown: stop accepting, let in-flight requests finish, then close the database.
-let stopping = false
-const shutdown = (signal: string) => {
-  if (stopping) return
-  stopping = true
-  console.log(`${signal}: shutting down`)
-  const force = setTimeout(() => process.exit(1), 10_000)
-  force.unref()
-  server.close(async () => {
-    await booted.close()
-    process.exit(0)
-  })
-}
+const shutdown = onShutdownSignal({
+  graceMs: shutdownGraceMs,
+  drain: () => {
+    const closed = new Promise((resolve) => server.close(resolve))
+    server.closeIdleConnections()
+    return closed
+  },
+  cut: () => server.closeAllConnections(),
+  close: booted.close,
+  exit,
+})
 process.on("SIGINT", () => shutdown("SIGINT"))
 process.on("SIGTERM", () => shutdown("SIGTERM"))
+
+// Last: whoever waits for this line may signal at once.
+const bound = (server.address() as AddressInfo).port
+console.log(`Keyspace listening on port ${bound} (${publicUrl}) [node ${process.version}]`)
+booted.announce(bound)

@@ -19,7 +19,8 @@ const worker = await Worker.create({
   connection,
   namespace,
   taskQueue,
-  workflowsPath: fileURLToPath(new URL("../../workflows/booking-lifecycle.ts", import.meta.url)),
+  // Beside this file: the .ts source under tsx, the compiled .js under dist/.
+  workflowsPath: fileURLToPath(new URL(`../../workflows/booking-lifecycle.${import.meta.url.endsWith(".js") ? "js" : "ts"}`, import.meta.url)),
   activities: createActivities(lifecyclePorts(s, makeApplyTick(s))),
 })
 s.logger.log("info", "Temporal worker started", { address, namespace, taskQueue })

@@ -50,6 +50,13 @@ export const ClockState = id("ClockState")(
 )
 export const ClockNow = id("ClockNow")(Schema.Struct({ now: DateTime }))
 
+export const AppSecret = id("AppSecret")(
+  Schema.Struct({
+    appId: Schema.String,
+    appSecret: Schema.String.annotate({ description: "The new secret, shown once; only its hash is stored." }),
+  }),
+)
+
 const KeyMap = Schema.Record(Schema.String, Schema.String)
 export const ManifestIds = id("ManifestIds")(
   Schema.Struct({

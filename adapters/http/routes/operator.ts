@@ -2,12 +2,13 @@ import { Hono } from "hono"
 import { StateConflict, ValidationFailed } from "../../../core/shared/errors.ts"
 import { Manifest, manifestReferenceErrors } from "../../../core/tenancy/manifest.ts"
 import { isSharedManual } from "../../clock/shared-clock.ts"
-import { applyManifest } from "../../postgres/manifest-repo.ts"
+import { rotateAppSecret } from "../../auth/app-secret.ts"
+import { applyManifest, readManifestIds } from "../../postgres/manifest-repo.ts"
 import type { Services } from "../../runtime/services.ts"
 import { registrationUrlErrors } from "../../webhooks/ssrf-guard.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
-import { ClockAdvanceRequest } from "../schemas/operator-requests.ts"
+import { AppIdParam, ClockAdvanceRequest, RotateSecretRequest } from "../schemas/operator-requests.ts"
 import { decodeOrFail, readJson } from "../validation.ts"
 
 const LATEST_CLOCK_INSTANT = Date.parse("9999-12-31T23:59:59.999Z")
@@ -24,6 +25,12 @@ export const operatorRoutes = (s: Services) => {
       if (refErrors.length > 0) throw new ValidationFailed({ messages: refErrors })
       const ids = await s.database.db.transaction((tx) => applyManifest(s, tx, manifest))
       return ok(c, ids)
+    })
+    .get("/manifest/ids", async (c) => ok(c, await readManifestIds(s.database.db)))
+    .post("/apps/:appId/secret", async (c) => {
+      const { appId } = decodeOrFail(AppIdParam, { appId: c.req.param("appId") })
+      const body = decodeOrFail(RotateSecretRequest, await readJson(c, { optional: true }))
+      return ok(c, await rotateAppSecret(s.database.db, appId, s.clock.now(), body.appSecret))
     })
     .get("/clock", (c) => ok(c, { now: new Date(s.clock.now()).toISOString(), mode: s.clock.mode }))
     .post("/clock/advance", async (c) => {

@@ -417,6 +417,14 @@ export class KeyspaceClient {
         body: reason ? { reason } : {},
         auth: "operator",
       }),
+    /** The key-to-id map of everything provisioned (the PUT /manifest answer, read back). */
+    manifestIds: () => this.data<Record<string, unknown>>("GET", "/admin/v1/manifest/ids", { auth: "operator" }),
+    /** Replaces an app's secret (generated, or `appSecret`); the answer shows it once. */
+    rotateAppSecret: (appId: string, appSecret?: string) =>
+      this.data<{ appId: string; appSecret: string }>("POST", `/admin/v1/apps/${enc(appId)}/secret`, {
+        body: appSecret === undefined ? {} : { appSecret },
+        auth: "operator",
+      }),
   }
 
   /** GET /healthz (no envelope, no token). */

@@ -1,9 +1,9 @@
 import { Schema } from "effect"
 import { Manifest } from "../../../../core/tenancy/manifest.ts"
-import { ClockAdvanceRequest } from "../../schemas/operator-requests.ts"
+import { AppIdParam, ClockAdvanceRequest, RotateSecretRequest } from "../../schemas/operator-requests.ts"
 import { ActAsGrant, AppCredentialsGrant, RefreshTokenGrant } from "../../schemas/token-request.ts"
 import { defineGroup } from "../operation.ts"
-import { ClockNow, ClockState, Health, ManifestIds, TokenResponse } from "../resource-schemas.ts"
+import { AppSecret, ClockNow, ClockState, Health, ManifestIds, TokenResponse } from "../resource-schemas.ts"
 
 /** Token endpoint, health and the service's own documentation and metrics routes. */
 
@@ -175,6 +175,37 @@ export const operatorGroup = defineGroup({
         },
       },
       responses: [{ status: 200, description: "Key-to-ObjectId map.", data: ManifestIds }],
+    },
+    {
+      method: "get",
+      path: "/admin/v1/manifest/ids",
+      operationId: "getManifestIds",
+      tag: "Operator",
+      summary: "Read the key-to-id map",
+      description:
+        "The ids of everything provisioned (the demo project's among them), in the shape PUT /admin/v1/manifest answers, " +
+        "read back from the database.",
+      security: "operator",
+      responses: [{ status: 200, description: "Key-to-ObjectId map.", data: ManifestIds }],
+    },
+    {
+      method: "post",
+      path: "/admin/v1/apps/:appId/secret",
+      operationId: "rotateAppSecret",
+      tag: "Operator",
+      summary: "Rotate an app's secret",
+      description:
+        "appId is the app_id of the token grant (e.g. demo-app). Without a body a new secret is generated; " +
+        "the answer shows it once. The old secret stops working at once; tokens already issued stay valid until they expire.",
+      security: "operator",
+      pathParams: AppIdParam,
+      body: {
+        schema: RotateSecretRequest,
+        required: false,
+        examples: { generated: { summary: "Generate a new secret", value: {} } },
+      },
+      responses: [{ status: 200, description: "The app_id and its new secret.", data: AppSecret }],
+      errors: ["NotFound"],
     },
     {
       method: "get",

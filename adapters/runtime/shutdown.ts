@@ -1,0 +1,45 @@
+/**
+ * Graceful shutdown, one rule for every runtime: on SIGTERM or SIGINT stop accepting, give
+ * in-flight requests up to KEYSPACE_SHUTDOWN_GRACE_MS, then cut whatever is still open (a
+ * client holding a half-sent request must not keep the process alive), stop background
+ * workers, close the database, free the data directory and exit 0. If closing itself hangs,
+ * exit 1 after a further 10 s: a supervisor's SIGTERM always ends the process.
+ */
+export interface ShutdownParts {
+  readonly graceMs: number
+  /** Stops accepting and resolves when in-flight requests are done. */
+  readonly drain: () => Promise<unknown>
+  /** Cuts the connections still open after the grace period. */
+  readonly cut: () => unknown
+  /** Background workers, database, data directory lock. */
+  readonly close: () => Promise<void>
+  readonly exit: (code: number) => void
+}
+
+export const onShutdownSignal = (parts: ShutdownParts): ((signal: string) => void) => {
+  let stopping = false
+  return (signal) => {
+    if (stopping) return
+    stopping = true
+    console.log(`${signal}: shutting down (in-flight requests get up to ${parts.graceMs} ms)`)
+    const hard = setTimeout(() => {
+      console.error(`shutdown did not finish within ${parts.graceMs + 10_000} ms; exiting`)
+      parts.exit(1)
+    }, parts.graceMs + 10_000)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, parts.graceMs)))
+    void (async () => {
+      try {
+        await Promise.race([parts.drain().catch(() => undefined), graceOver])
+        clearTimeout(timer)
+        await parts.cut()
+        await parts.close()
+        clearTimeout(hard)
+        parts.exit(0)
+      } catch (e) {
+        console.error("shutdown failed:", e)
+        parts.exit(1)
+      }
+    })()
+  }
+}

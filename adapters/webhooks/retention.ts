@@ -1,0 +1,58 @@
+import { sql } from "drizzle-orm"
+import { execute, type Queryable } from "../postgres/database.ts"
+import type { Services } from "../runtime/services.ts"
+
+const DAY_MS = 86_400_000
+/** Real-time period of the sweep; a manual clock's advance also sweeps. */
+const SWEEP_EVERY_MS = 10 * 60_000
+const BATCH = 5000
+
+/**
+ * Deletes finished deliveries (delivered or failed) whose event occurred more than `retentionMs`
+ * before `now` (service clock). Pending ones stay until they finish, however old. In batches, so
+ * a large first sweep never holds one long transaction. Returns how many rows went.
+ */
+export const pruneDeliveries = async (db: Queryable, now: number, retentionMs: number): Promise<number> => {
+  const cutoff = new Date(now - retentionMs).toISOString()
+  let total = 0
+  for (;;) {
+    const gone = await execute<{ id: string }>(
+      db,
+      sql`delete from webhook_deliveries where id in (
+            select id from webhook_deliveries
+             where state in ('delivered', 'failed') and occurred_at < ${cutoff}::timestamptz
+             limit ${BATCH})
+          returning id`,
+    )
+    total += gone.length
+    if (gone.length < BATCH) return total
+  }
+}
+
+/**
+ * The background job of KEYSPACE_WEBHOOK_RETENTION_DAYS (0 keeps everything): sweeps at start,
+ * every 10 minutes, and after every manual clock advance, measuring age on the service clock.
+ */
+export const startDeliveryRetention = (s: Services): (() => Promise<void>) => {
+  const days = s.config.webhookRetentionDays
+  if (days === 0) return async () => {}
+  let running: Promise<unknown> = Promise.resolve()
+  const sweep = () => {
+    running = running
+      .then(() => pruneDeliveries(s.database.db, s.clock.now(), days * DAY_MS))
+      .then((n) => n > 0 && s.logger.log("info", "webhook deliveries pruned", { deleted: n, retentionDays: days }))
+      .catch((e: unknown) => s.logger.log("warn", "webhook delivery retention failed", { error: String(e) }))
+    return running.then(() => {})
+  }
+  const hook = async () => sweep()
+  s.onClockAdvanced.push(hook)
+  const timer = setInterval(() => void sweep(), SWEEP_EVERY_MS)
+  ;(timer as { unref?: () => void }).unref?.()
+  void sweep()
+  return async () => {
+    clearInterval(timer)
+    const i = s.onClockAdvanced.indexOf(hook)
+    if (i >= 0) s.onClockAdvanced.splice(i, 1)
+    await running.catch(() => {})
+  }
+}

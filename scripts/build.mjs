@@ -1,0 +1,63 @@
+// Compiles the server to dist/ (tsc, .ts imports rewritten to .js) and copies the migrations
+// beside it, so `npm start` runs plain JavaScript under `node` with no loader in between.
+// `--if-stale` (the prepare and prestart hooks) skips the work when dist/ is newer than every
+// source, so `npm ci` builds once and `npm start` starts at once.
+import { spawnSync } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const stamp = join(root, "dist", ".build-stamp")
+const sources = ["core", "adapters", "workflows", "runtimes/node", "drizzle", "tsconfig.json", "tsconfig.build.json", "package.json"]
+
+const newest = (path) => {
+  if (!existsSync(path)) return 0
+  const st = statSync(path)
+  if (!st.isDirectory()) return st.mtimeMs
+  return readdirSync(path).reduce((m, name) => Math.max(m, newest(join(path, name))), st.mtimeMs)
+}
+
+const upToDate = () => existsSync(stamp) && sources.every((s) => newest(join(root, s)) <= statSync(stamp).mtimeMs)
+const ifStale = process.argv.includes("--if-stale")
+if (ifStale && upToDate()) process.exit(0)
+
+// Two starts at once (a supervisor, parallel tests) build one after the other, never into the
+// same files together; the second finds the build done. A lock older than 10 minutes is stale.
+const lock = join(root, ".build-lock")
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+for (;;) {
+  try {
+    mkdirSync(lock)
+    break
+  } catch (e) {
+    if (e.code !== "EEXIST") throw e
+    const age = existsSync(lock) ? Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs : 0
+    if (age > 600_000) rmSync(lock, { recursive: true, force: true })
+    else sleep(500)
+  }
+}
+process.on("exit", () => rmSync(lock, { recursive: true, force: true }))
+if (ifStale && upToDate()) process.exit(0)
+
+const tscBin = join(root, "node_modules/typescript/bin/tsc")
+if (!existsSync(tscBin)) {
+  // `prepare` after `npm ci --omit=dev`: nothing to build with; the start will say what to do.
+  if (process.argv.includes("--optional")) process.exit(0)
+  // A production install (npm ci --omit=dev) has no compiler: run what was built before it.
+  if (existsSync(join(root, "dist/runtimes/node/server.js"))) {
+    console.error("dist/ may be older than the sources, and TypeScript is not installed (npm ci --omit=dev): starting the existing build.")
+    process.exit(0)
+  }
+  console.error("dist/ is missing and TypeScript is not installed: run `npm ci && npm run build` before `npm ci --omit=dev`, or install dev dependencies.")
+  process.exit(1)
+}
+console.error("Building dist/ (tsc) ...")
+const tsc = spawnSync(process.execPath, [tscBin, "-p", join(root, "tsconfig.build.json")], {
+  stdio: "inherit",
+})
+if (tsc.status !== 0) process.exit(tsc.status ?? 1)
+rmSync(join(root, "dist/drizzle"), { recursive: true, force: true })
+cpSync(join(root, "drizzle"), join(root, "dist/drizzle"), { recursive: true })
+mkdirSync(join(root, "dist"), { recursive: true })
+writeFileSync(stamp, new Date().toISOString() + "\n")

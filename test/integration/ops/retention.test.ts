@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ENGINES } from "../../support/databases.ts"
+import { startHarness, type Harness } from "../../support/harness.ts"
+import { applyHooks, deliveriesOf, eventually, inviteSent, publish, webhookManifest } from "../webhooks/fixtures.ts"
+import { startReceiver, type Receiver } from "../webhooks/receiver.ts"
+
+/** Issue 15, point 6: webhook delivery rows and registrations do not live forever. */
+describe.each(ENGINES)("retention of webhook deliveries and registrations on %s", (engine) => {
+  let h: Harness
+  let receiver: Receiver
+  beforeAll(async () => {
+    receiver = await startReceiver()
+    h = await startHarness(engine, { KEYSPACE_ALLOW_INSECURE_WEBHOOKS: "1", KEYSPACE_WEBHOOK_RETENTION_DAYS: "7" })
+  })
+  afterAll(async () => {
+    await h?.close()
+    await receiver?.close()
+  })
+
+  it("finished deliveries older than KEYSPACE_WEBHOOK_RETENTION_DAYS are removed as the service clock moves", async () => {
+    const { projectId, webhooks } = await applyHooks(h, "retain", [{ key: "ops", url: receiver.url }])
+    const nowIso = () => h.admin("GET", "/clock").then((r) => r.body.data.now as string)
+    await publish(h, projectId, "VMS_INVITE_SENT", inviteSent(projectId, await nowIso()))
+    await publish(h, projectId, "VMS_INVITE_SENT", inviteSent(projectId, await nowIso()))
+    await eventually(async () => {
+      const rows = (await deliveriesOf(h, webhooks.ops!)).data
+      expect(rows.map((d: { state: string }) => d.state)).toEqual(["delivered", "delivered"])
+    })
+
+    await h.advance(6 * 24 * 60) // six days: still within the retention
+    await publish(h, projectId, "VMS_INVITE_SENT", inviteSent(projectId, await nowIso()))
+    await eventually(async () => {
+      const rows = (await deliveriesOf(h, webhooks.ops!)).data
+      expect(rows.map((d: { state: string }) => d.state)).toEqual(["delivered", "delivered", "delivered"])
+    })
+
+    await h.advance(2 * 24 * 60) // the first two are now eight days old, the third two
+    const left = (await deliveriesOf(h, webhooks.ops!)).data
+    expect(left).toHaveLength(1)
+    expect(Date.parse(left[0].occurredAt)).toBeGreaterThan(Date.parse(await nowIso()) - 7 * 86_400_000)
+  })
+
+  it("the manifest disables, re-enables and removes a webhook explicitly", async () => {
+    const hook = { key: "gone", url: receiver.url }
+    const { projectId, webhooks } = await applyHooks(h, "prune", [hook])
+    const base = webhookManifest("prune", [hook])
+    const project = base.projects![0]!
+
+    await h.applyManifest({ projects: [{ ...project, webhooks: [{ ...project.webhooks![0]!, enabled: false }] }] })
+    const before = receiver.received.length
+    const now = (await h.admin("GET", "/clock")).body.data.now as string
+    await publish(h, projectId, "VMS_INVITE_SENT", inviteSent(projectId, now))
+    expect((await deliveriesOf(h, webhooks.gone!)).data).toHaveLength(0) // disabled: no delivery made
+    expect(receiver.received.length).toBe(before)
+
+    // Omitting `enabled` leaves it as it is; true enables it again.
+    await h.applyManifest(base)
+    await publish(h, projectId, "VMS_INVITE_SENT", inviteSent(projectId, now))
+    expect((await deliveriesOf(h, webhooks.gone!)).data).toHaveLength(0)
+    await h.applyManifest({ projects: [{ ...project, webhooks: [{ ...project.webhooks![0]!, enabled: true }] }] })
+    await publish(h, projectId, "VMS_INVITE_SENT", inviteSent(projectId, now))
+    await eventually(async () => expect((await deliveriesOf(h, webhooks.gone!)).data).toHaveLength(1))
+
+    const removed = await h.applyManifest({ projects: [{ ...project, webhooks: [], removedWebhooks: ["gone"] }] })
+    expect(removed.projects.prune.webhooks).toEqual({})
+    expect((await h.admin("GET", `/webhooks/${webhooks.gone}/deliveries`)).status).toBe(404)
+    // Idempotent: removing what is gone changes nothing.
+    expect((await h.admin("PUT", "/manifest", { projects: [{ ...project, webhooks: [], removedWebhooks: ["gone"] }] })).status).toBe(200)
+  })
+
+  it("a key both kept and removed is 400 SV001", async () => {
+    const project = webhookManifest("both", [{ key: "x", url: receiver.url }]).projects![0]!
+    const res = await h.admin("PUT", "/manifest", { projects: [{ ...project, removedWebhooks: ["x"] }] })
+    expect(res.status).toBe(400)
+    expect(res.body.code).toBe("SV001")
+  })
+})

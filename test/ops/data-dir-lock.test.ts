@@ -1,0 +1,49 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { lockDataDir, lockPathOf } from "../../adapters/runtime/data-dir-lock.ts"
+import { StartupError } from "../../adapters/runtime/startup-error.ts"
+
+/** The lock's staleness rules, without processes (one-writer.test.ts spawns real servers). */
+describe("data directory lock", () => {
+  const dir = mkdtempSync(join(tmpdir(), "keyspace-lock-"))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const holder = (over: Record<string, unknown>) =>
+    JSON.stringify({ pid: 1, runtime: "node v20", host: "elsewhere", startedAt: "2030-01-01T00:00:00Z", ...over })
+
+  it("a lock written on another host is held while its heartbeat is fresh", () => {
+    const data = join(dir, "fresh")
+    writeFileSync(lockPathOf(data), holder({}))
+    expect(() => lockDataDir(data)).toThrow(StartupError)
+    expect(() => lockDataDir(data)).toThrow(/pid 1 on elsewhere/)
+  })
+
+  it("a lock written on another host whose heartbeat stopped 30 s ago is taken over", () => {
+    const data = join(dir, "old")
+    writeFileSync(lockPathOf(data), holder({}))
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(lockPathOf(data), old, old)
+    const lock = lockDataDir(data)
+    expect(JSON.parse(readFileSync(lockPathOf(data), "utf8")).pid).toBe(process.pid)
+    lock.release()
+    expect(existsSync(lockPathOf(data))).toBe(false)
+  })
+
+  it("a lock carrying our own pid (a restart that reused it) and an unreadable lock are stale", async () => {
+    const { hostname } = await import("node:os")
+    const data = join(dir, "own")
+    writeFileSync(lockPathOf(data), holder({ pid: process.pid, host: hostname() }))
+    lockDataDir(data).release()
+    writeFileSync(lockPathOf(data), "{half")
+    lockDataDir(data).release()
+  })
+
+  it("release leaves a lock that is no longer ours alone", () => {
+    const data = join(dir, "taken")
+    const lock = lockDataDir(data)
+    writeFileSync(lockPathOf(data), holder({ pid: 4242 }))
+    lock.release()
+    expect(existsSync(lockPathOf(data))).toBe(true)
+  })
+})

@@ -1,0 +1,84 @@
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { connect } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { spawnProcess, type Spawned } from "./server-runtime.ts"
+
+/**
+ * Issue 15, point 2: a supervisor starts `npm start` (or the Bun and Deno scripts) and sends
+ * SIGTERM to that process. The server must stop, gracefully and within its bound, also while a
+ * client holds a half-sent request.
+ */
+const GRACE_MS = 2000
+// Generous for a loaded 2-core machine; the point is "stops", not "stops fast".
+const BOUND_MS = GRACE_MS + 12_000
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const childPidsOf = (pid: number): number[] => {
+  try {
+    return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+}
+
+describe("SIGTERM to the npm script stops the server within its bound", () => {
+  const dir = mkdtempSync(join(tmpdir(), "keyspace-signals-"))
+  const started: Spawned[] = []
+  afterAll(async () => {
+    for (const s of started) {
+      for (const pid of childPidsOf(s.child.pid!)) if (alive(pid)) process.kill(pid, "SIGKILL")
+      await s.stop()
+    }
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  for (const script of ["start", "start:bun", "start:deno"])
+    it(`npm run ${script}: SIGTERM to the npm process, with a half-sent request open, stops the server gracefully`, { timeout: 300_000 }, async () => {
+      const dataDir = join(dir, script.replace(":", "-"))
+      const npm = spawnProcess(["npm", "run", "--silent", script], {
+        PORT: "0",
+        KEYSPACE_DATA_DIR: dataDir,
+        KEYSPACE_SHUTDOWN_GRACE_MS: String(GRACE_MS),
+        KEYSPACE_ADMIN_TOKEN: "signals-admin-token-0123456",
+      })
+      started.push(npm)
+      const port = await npm.listening(240_000)
+      // The server is npm's own child (the script execs it): nothing in between to lose the signal.
+      const [server] = childPidsOf(npm.child.pid!)
+      expect(server).toBeDefined()
+
+      // A client that sends headers and part of a body, then goes quiet.
+      const socket = connect(port, "127.0.0.1")
+      socket.on("error", () => {})
+      await new Promise((r) => socket.once("connect", r))
+      socket.write(
+        "POST /auth/accessToken HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"grant_",
+      )
+      await new Promise((r) => setTimeout(r, 500))
+
+      const sent = Date.now()
+      npm.child.kill("SIGTERM")
+      while (alive(server!) && Date.now() - sent < BOUND_MS + 5000) await new Promise((r) => setTimeout(r, 100))
+      const took = Date.now() - sent
+      socket.destroy()
+
+      expect(alive(server!), `${script}: server still running after ${took} ms\n${npm.stdout()}\n${npm.stderr()}`).toBe(false)
+      expect(took).toBeLessThan(BOUND_MS)
+      await npm.exited(10_000)
+      // Graceful: it said so, freed the data directory and logged no stray errors.
+      expect(npm.stdout()).toContain("SIGTERM: shutting down")
+      expect(existsSync(`${dataDir}.lock`), `${script}: lock left behind`).toBe(false)
+      expect(npm.stderr()).not.toMatch(/AbortError|Unhandled|uncaught/i)
+    })
+})

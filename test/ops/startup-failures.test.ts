@@ -1,0 +1,89 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { createServer, type Server, type Socket } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { TEST_DATABASE_URL } from "../support/databases.ts"
+import { RUNTIMES, spawnServer } from "./server-runtime.ts"
+
+/**
+ * Issue 15, point 3: every start-up failure is one or two lines naming the cause and the
+ * variable, exit 2, and nothing seeded or printed as if the start had worked, on every runtime.
+ */
+const listen = (server: Server) =>
+  new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)))
+
+/** A PostgreSQL server that asks for a password and refuses it, as a wrong password is answered. */
+const refusingPostgres = () =>
+  createServer((socket: Socket) => {
+    let greeted = false
+    socket.on("data", (data: Buffer) => {
+      // SSLRequest (8 bytes, code 80877103): answer "no TLS" and wait for the startup message.
+      if (data.length === 8 && data.readInt32BE(4) === 80877103) return void socket.write("N")
+      if (!greeted) {
+        greeted = true
+        const auth = Buffer.alloc(9)
+        auth.write("R", 0)
+        auth.writeInt32BE(8, 1)
+        auth.writeInt32BE(3, 5) // AuthenticationCleartextPassword
+        return void socket.write(auth)
+      }
+      const fields = Buffer.from("SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed for user \"keyspace\"\0\0")
+      const head = Buffer.alloc(5)
+      head.write("E", 0)
+      head.writeInt32BE(fields.length + 4, 1)
+      socket.end(Buffer.concat([head, fields]))
+    })
+    socket.on("error", () => {})
+  })
+
+describe("start-up failures name the cause and the variable", () => {
+  const dir = mkdtempSync(join(tmpdir(), "keyspace-startup-"))
+  const occupied = createServer()
+  const fakePg = refusingPostgres()
+  const closedPort = createServer()
+  let busyPort = 0
+  let fakePgPort = 0
+  let deadPort = 0
+  beforeAll(async () => {
+    busyPort = await listen(occupied)
+    fakePgPort = await listen(fakePg)
+    deadPort = await listen(closedPort)
+    await new Promise((r) => closedPort.close(r)) // a port nothing listens on
+  })
+  afterAll(() => {
+    occupied.close()
+    fakePg.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const missingDb = new URL(TEST_DATABASE_URL)
+  missingDb.pathname = "/keyspace_no_such_database"
+
+  const cases = (): Array<{ name: string; env: Record<string, string>; variable: string; cause: RegExp }> => [
+    { name: "unreachable DATABASE_URL", env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${deadPort}/test` }, variable: "DATABASE_URL", cause: /cannot reach PostgreSQL at 127\.0\.0\.1:\d+/ },
+    { name: "database that does not exist", env: { DATABASE_URL: missingDb.toString() }, variable: "DATABASE_URL", cause: /database "keyspace_no_such_database" does not exist/ },
+    { name: "wrong password", env: { DATABASE_URL: `postgres://keyspace:wrong-secret@127.0.0.1:${fakePgPort}/keyspace` }, variable: "DATABASE_URL", cause: /password authentication failed for user "keyspace"/ },
+    { name: "port in use", env: { PORT: String(busyPort) }, variable: "PORT", cause: /already in use/ },
+    { name: "PORT not a number", env: { PORT: "abc" }, variable: "PORT", cause: /must be an integer/ },
+  ]
+
+  for (const runtime of RUNTIMES)
+    it(`on ${runtime}: each failure is one line naming the variable, exit 2, nothing seeded or printed`, { timeout: 240_000 }, async () => {
+      for (const c of cases()) {
+        const dataDir = join(dir, `${runtime}-${c.name.replace(/\W+/g, "-")}`)
+        const s = spawnServer(runtime, { KEYSPACE_DATA_DIR: dataDir, ...c.env })
+        const { code } = await s.exited(90_000)
+        const lines = s.stderr().trim().split("\n")
+        expect(code, `${runtime} / ${c.name}: ${s.stderr()}`).toBe(2)
+        expect(lines.length, `${runtime} / ${c.name}: ${s.stderr()}`).toBeLessThanOrEqual(2)
+        expect(lines[0], `${runtime} / ${c.name}`).toContain(c.variable)
+        expect(lines.join(" "), `${runtime} / ${c.name}`).toMatch(c.cause)
+        expect(s.stderr()).not.toMatch(/\bat .*:\d+:\d+/) // no stack trace
+        expect(s.stderr()).not.toContain("wrong-secret") // never the password
+        // Nothing as if the start had worked: no token, no demo credentials, no data directory.
+        expect(s.stdout(), `${runtime} / ${c.name}`).toBe("")
+        if (c.variable === "PORT") expect(existsSync(dataDir), `${runtime} / ${c.name}`).toBe(false)
+      }
+    })
+})
