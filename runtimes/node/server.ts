@@ -1,6 +1,6 @@
-import { serve } from "@hono/node-server"
 import { boot } from "../../adapters/runtime/boot.ts"
 import { ConfigError } from "../../adapters/config/config.ts"
+import { listen } from "./http-server.ts"
 
 const booted = await boot(process.env).catch((e: unknown) => {
   if (e instanceof ConfigError) {
@@ -9,16 +9,10 @@ const booted = await boot(process.env).catch((e: unknown) => {
   }
   throw e
 })
-const { port, publicUrl, requestTimeoutMs, maxConnections } = booted.services.config
-const server = serve({ fetch: booted.app.fetch, port }, (info) =>
-  console.log(`Keyspace listening on port ${info.port} (${publicUrl}) [node ${process.version}]`),
-) as import("node:http").Server
-
-// Deliberate limits: slow clients cannot hold sockets or half-sent requests forever.
-server.headersTimeout = 15_000
-server.requestTimeout = requestTimeoutMs
-server.keepAliveTimeout = 5_000
-server.maxConnections = maxConnections
+const { port, publicUrl } = booted.services.config
+const server = listen(booted, port, (bound) =>
+  console.log(`Keyspace listening on port ${bound} (${publicUrl}) [node ${process.version}]`),
+)
 
 // Graceful shutdown: stop accepting, let in-flight requests finish, then close the database.
 let stopping = false
