@@ -20,19 +20,22 @@ const LINGER_MS = 2_000
  * lingering: the server stops writing but goes on reading until the client closes or LINGER_MS
  * passes. Closing with unread request bytes sends a reset, and a client still sending its
  * request (a 200 kB URL) then loses the answer with it; Node's default does exactly that.
+ * Without an envelope the answer has no body: the request it answers may be a HEAD.
  */
-const answerAndClose = (socket: Socket, status: string, envelope: object) => {
-  const body = JSON.stringify(envelope)
+const answerAndClose = (socket: Socket, status: string, envelope?: object) => {
+  const body = envelope === undefined ? "" : JSON.stringify(envelope)
   socket.on("error", () => {})
   if (socket.writable)
-    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    socket.end(
+      `HTTP/1.1 ${status}\r\n${body ? "Content-Type: application/json\r\n" : ""}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
   setTimeout(() => socket.destroy(), LINGER_MS).unref()
 }
 
-const CLIENT_ERRORS: Record<string, [string, string]> = {
-  HPE_HEADER_OVERFLOW: ["431 Request Header Fields Too Large", "request line and headers: too large"],
-  ERR_HTTP_REQUEST_TIMEOUT: ["408 Request Timeout", "request: not received in time"],
-  ERR_HTTP_HEADERS_TIMEOUT: ["408 Request Timeout", "request headers: not received in time"],
+const CLIENT_ERRORS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
+  ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
+  ERR_HTTP_HEADERS_TIMEOUT: "408 Request Timeout",
 }
 
 /** The Node HTTP server for the app, with its limits: every Node entry point uses this one. */
@@ -45,15 +48,14 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
   server.maxConnections = maxConnections
   // A request the parser refuses (too long, malformed, too slow) is answered like Node's own
-  // default, but in the envelope and with a lingering close.
+  // default (no body: the method is unknown), but with a lingering close.
   const answered = new WeakSet<Socket>()
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
     if (answered.has(socket)) return
     answered.add(socket)
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
     if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) return void socket.destroy()
-    const [status, message] = CLIENT_ERRORS[err.code ?? ""] ?? ["400 Bad Request", "request: malformed HTTP"]
-    answerAndClose(socket, status, failureBody("SV001", [message]))
+    answerAndClose(socket, CLIENT_ERRORS[err.code ?? ""] ?? "400 Bad Request")
   })
   // Node hands CONNECT to this event, not to the app, and without a listener drops the
   // socket unanswered; Bun and Deno pass it to the app, which has no route for it.

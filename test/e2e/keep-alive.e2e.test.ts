@@ -15,7 +15,8 @@ import { socketServer, type SocketServer } from "../support/socket-server.ts"
  * - a body over the limit: Bun dropped it unanswered, and a server closing while the client
  *   still sends makes the client's write fail (EPIPE) before it reads the 413;
  * - a request line over the HTTP layer's limit: Node answered 431 and reset the connection
- *   under the client still sending it, so the answer was lost;
+ *   under the client still sending it, so the answer was lost (and an answer with a body to
+ *   a HEAD would break the client's parsing);
  * - CONNECT: Node dropped the socket unanswered.
  */
 const SEED = 20261123
@@ -129,11 +130,11 @@ describe("keep-alive connections under mixed traffic (issue 17)", () => {
     }
   })
 
-  it("a request line over the HTTP layer's limit gets its answer before the connection closes", { timeout: 60_000 }, async () => {
+  it("a request line over the HTTP layer's limit gets its answer (without a body for HEAD) before the connection closes", { timeout: 60_000 }, async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
     try {
-      for (let i = 0; i < 5; i++) {
-        const a = await ask(agent, server.url, { method: "GET", path: `/desks?name=${"x".repeat(200_000)}` })
+      for (const method of ["GET", "HEAD", "GET", "HEAD", "POST"]) {
+        const a = await ask(agent, server.url, { method, path: `/desks?name=${"x".repeat(200_000)}` })
         expect(a.status).toBeGreaterThanOrEqual(400)
         expect((await ask(agent, server.url, { method: "GET", path: "/healthz" })).status).toBe(200)
       }
