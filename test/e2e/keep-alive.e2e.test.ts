@@ -149,7 +149,10 @@ describe("keep-alive connections under mixed traffic (issue 17)", () => {
     const answer = await new Promise<string>((resolve) => {
       const s = net.connect(Number(target.port), target.hostname)
       let text = ""
-      s.on("data", (d) => (text += d.toString()))
+      s.on("data", (d) => {
+        text += d.toString()
+        if (text.includes("\r\n\r\n")) s.destroy()
+      })
       s.on("error", () => resolve(text))
       s.on("close", () => resolve(text))
       s.write("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
