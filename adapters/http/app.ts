@@ -1,5 +1,4 @@
 import { Hono } from "hono"
-import { bodyLimit } from "hono/body-limit"
 import { HTTPException } from "hono/http-exception"
 import { ValidationFailed } from "../../core/shared/errors.ts"
 import { authenticateBearer } from "../auth/token-service.ts"
@@ -7,6 +6,7 @@ import { isSharedManual } from "../clock/shared-clock.ts"
 import type { Services } from "../runtime/services.ts"
 import type { AppEnv } from "./app-env.ts"
 import { failureBody } from "./envelope.ts"
+import { requestBodies } from "./request-body.ts"
 import { INTERNAL_ERROR, isAppError, toErrorResponse } from "./error-table.ts"
 import { authRoutes, type ActAsHandler } from "./routes/auth.ts"
 import { operatorRoutes } from "./routes/operator.ts"
@@ -46,13 +46,9 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   app.use(
     observeRequests({ logger: s.logger, metrics: s.metrics, tracer: s.tracer, requestId: (c) => c.get("requestId") }),
   )
-  // Refuse oversized bodies while streaming, before buffering them (Content-Length or not).
-  app.use(
-    bodyLimit({
-      maxSize: s.config.maxBodyBytes,
-      onError: (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413),
-    }),
-  )
+  // Oversized bodies refused while streaming; any other body read to its end before the
+  // answer, so keep-alive connections stay usable (request-body.ts).
+  app.use(requestBodies(s.config.maxBodyBytes, (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413)))
 
   app.get("/healthz", (c) => c.json({ status: "ok" }))
   app.route("/", metricsRoutes(s))

@@ -5,12 +5,15 @@ import { startOrExit } from "../../adapters/runtime/startup-error.ts"
 const env = process.env
 const exit = (code: number): never => process.exit(code)
 const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
-const { port, publicUrl, maxBodyBytes, shutdownGraceMs } = booted.services.config
+const { port, publicUrl, shutdownGraceMs } = booted.services.config
+// Bun's own body limit closes the connection unanswered (the client's write fails): the app's
+// limit answers 413 instead (adapters/http/request-body.ts), so Bun's stays out of its way.
+// idleTimeout (seconds) matches the Node server's keep-alive timeout (runtimes/node/http-server.ts).
 const server = await startOrExit(
   env,
   async () => {
     try {
-      return Bun.serve({ port, fetch: booted.app.fetch, maxRequestBodySize: maxBodyBytes })
+      return Bun.serve({ port, fetch: booted.app.fetch, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 65 })
     } catch (e) {
       await booted.close().catch(() => {})
       throw e

@@ -1,29 +1,23 @@
-import { serve } from "@hono/node-server"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { boot } from "../../adapters/runtime/boot.ts"
 import { onShutdownSignal } from "../../adapters/runtime/shutdown.ts"
 import { startOrExit } from "../../adapters/runtime/startup-error.ts"
+import { listen } from "./http-server.ts"
 
 const env = process.env
 const exit = (code: number): never => process.exit(code)
 const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
-const { port, publicUrl, requestTimeoutMs, maxConnections, shutdownGraceMs } = booted.services.config
+const { port, publicUrl, shutdownGraceMs } = booted.services.config
 const server = await startOrExit(
   env,
   () =>
     new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch: booted.app.fetch, port }, () => resolve(s)) as Server
+      const s = listen(booted, port, () => resolve(s))
       s.once("error", (e) => void booted.close().finally(() => reject(e)))
     }),
   exit,
 )
-
-// Deliberate limits: slow clients cannot hold sockets or half-sent requests forever.
-server.headersTimeout = 15_000
-server.requestTimeout = requestTimeoutMs
-server.keepAliveTimeout = 5_000
-server.maxConnections = maxConnections
 
 const shutdown = onShutdownSignal({
   graceMs: shutdownGraceMs,

@@ -1,0 +1,66 @@
+import { serve } from "@hono/node-server"
+import type { Server } from "node:http"
+import type { Socket } from "node:net"
+import { failureBody } from "../../adapters/http/envelope.ts"
+import type { Booted } from "../../adapters/runtime/boot.ts"
+
+/**
+ * How long an idle keep-alive connection stays open, announced as `Keep-Alive: timeout=65`.
+ * Longer than the 60 s idle timeout of common proxies and load balancers and than the idle
+ * timeouts of common clients, so the client (which knows when it will reuse) gives up an idle
+ * connection first; a server closing one just as the client reuses it is a reset (issue 17).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000
+
+/** How long a connection the server gives up on still reads (and drops) what the client sends. */
+const LINGER_MS = 2_000
+
+/**
+ * Answers on a socket the HTTP parser gave up on (or never got), then closes it. The close is
+ * lingering: the server stops writing but goes on reading until the client closes or LINGER_MS
+ * passes. Closing with unread request bytes sends a reset, and a client still sending its
+ * request (a 200 kB URL) then loses the answer with it; Node's default does exactly that.
+ * Without an envelope the answer has no body: the request it answers may be a HEAD.
+ */
+const answerAndClose = (socket: Socket, status: string, envelope?: object) => {
+  const body = envelope === undefined ? "" : JSON.stringify(envelope)
+  socket.on("error", () => {})
+  if (socket.writable)
+    socket.end(
+      `HTTP/1.1 ${status}\r\n${body ? "Content-Type: application/json\r\n" : ""}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  setTimeout(() => socket.destroy(), LINGER_MS).unref()
+}
+
+const CLIENT_ERRORS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
+  ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
+  ERR_HTTP_HEADERS_TIMEOUT: "408 Request Timeout",
+}
+
+/** The Node HTTP server for the app, with its limits: every Node entry point uses this one. */
+export const listen = (booted: Booted, port: number, onListen?: (port: number) => void): Server => {
+  const { requestTimeoutMs, maxConnections } = booted.services.config
+  const server = serve({ fetch: booted.app.fetch, port }, (info) => onListen?.(info.port)) as Server
+  // Deliberate limits: slow clients cannot hold sockets or half-sent requests forever.
+  server.headersTimeout = 15_000
+  server.requestTimeout = requestTimeoutMs
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+  server.maxConnections = maxConnections
+  // A request the parser refuses (too long, malformed, too slow) is answered like Node's own
+  // default (no body: the method is unknown), but with a lingering close.
+  const answered = new WeakSet<Socket>()
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (answered.has(socket)) return
+    answered.add(socket)
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) return void socket.destroy()
+    answerAndClose(socket, CLIENT_ERRORS[err.code ?? ""] ?? "400 Bad Request")
+  })
+  // Node hands CONNECT to this event, not to the app, and without a listener drops the
+  // socket unanswered; Bun and Deno pass it to the app, which has no route for it.
+  server.on("connect", (req: { method?: string; url?: string }, socket: Socket) =>
+    answerAndClose(socket, "404 Not Found", failureBody("SV005", `no route for ${req.method} ${req.url}`)),
+  )
+  return server
+}
