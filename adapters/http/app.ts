@@ -13,6 +13,7 @@ import { adminAuth } from "./admin-auth.ts"
 import { observeRequests } from "../observability/http-observer.ts"
 import { docsRoutes } from "./routes/docs.ts"
 import { metricsRoutes } from "./routes/metrics.ts"
+import { bearerChallenge, tokenResponseHeaders } from "./oauth-headers.ts"
 
 /** A surface mounted under the bearer-token middleware (bookings, partner members, ...). */
 export interface Surface {
@@ -45,6 +46,8 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   app.use(
     observeRequests({ logger: s.logger, metrics: s.metrics, tracer: s.tracer, requestId: (c) => c.get("requestId") }),
   )
+  // Before the body limit, so a refused oversized token request is not cacheable either.
+  app.use("/auth/accessToken", tokenResponseHeaders)
   // Refuse oversized bodies while streaming, before buffering them (Content-Length or not).
   app.use(
     bodyLimit({
@@ -59,6 +62,7 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   app.route("/auth", authRoutes(s, parts.actAs))
 
   const admin = new Hono<AppEnv>()
+  admin.use(bearerChallenge)
   admin.use(adminAuth(s))
   admin.route("/", operatorRoutes(s))
   for (const surface of parts.operator ?? []) admin.route(surface.path, surface.routes)
@@ -69,6 +73,7 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   // The bearer middleware guards each spec surface, so unknown paths still answer 404 SV005.
   for (const surface of parts.surfaces ?? []) {
     const guarded = new Hono<AppEnv>()
+    guarded.use(bearerChallenge)
     guarded.use(async (c, next) => {
       c.set("principal", await authenticateBearer(s, c.req.header("authorization")))
       await next()
