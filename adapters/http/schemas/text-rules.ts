@@ -9,7 +9,3 @@ export const OffsetDateTime = Schema.String.check(
   }),
 )
 
-/** PostgreSQL text and jsonb cannot hold U+0000: refused here, not as a database error. */
-export const noNul = Schema.makeFilter(
-  (text: string) => !text.includes("\u0000") || "must not contain NUL characters",
-)
