@@ -454,7 +454,11 @@ export const createMeeting = async (
   )
   if (Result.isFailure(created)) throw created.failure
   const stored = await db.transaction(async (tx) => {
-    if (payable) await assertUnpaidHoldAllowed(tx, s, organizer.userId)
+    if (payable)
+      await assertUnpaidHoldAllowed(tx, s, {
+        userId: organizer.userId,
+        kind: organizer.userId === principal.appId ? "app" : "person",
+      })
     const inserted = await insertBooking(tx, s.newId, created.success, occurrences, {
       timePeriod: req.timePeriod,
       // The spec's default channel applies to paid bookings; free ones never pay.
@@ -581,7 +585,12 @@ export const updateMeeting = async (
     // Spec: extending a paid booking makes it unpaid, with a payment for the difference.
     const before = toCoreBooking(stored.row, p.slot)
     const extension = paidExtensionOf({ chargeRate: asset.row.chargeRate, timeZone: tz, discounts, before, updated: p.result })
-    if (extension) await assertUnpaidHoldAllowed(tx, s, stored.row.organizerUserId)
+    if (extension)
+      await assertUnpaidHoldAllowed(tx, s, {
+        userId: stored.row.organizerUserId,
+        // An app organizes only the bookings it made as itself.
+        kind: stored.row.organizerUserId === stored.row.createdByAppId ? "app" : "person",
+      })
     const next = await saveTransition(tx, s.newId, stored, p.slot, extension?.result ?? p.result, {
       occurrenceEventId: occurrenceIdOf(stored, p.slot),
       timePeriod: p.timePeriod,
