@@ -6,6 +6,7 @@ import {
   assetRuleViolations,
   resolveTimePeriod,
   unavailableReason,
+  assetStatusViolations,
   type TimePeriod,
 } from "../../core/booking/asset-rules.ts"
 import { BookingRuleViolated } from "../../core/booking/errors.ts"
@@ -177,12 +178,6 @@ const discountsFor = async (q: Queryable, projectId: string, code: string | unde
     )
   if (!d) throw new ValidationFailed({ messages: ["discountCode: unknown or inactive discount code"] })
   return [{ code: d.code, name: d.name, percentOff: d.percentOff ?? undefined, amountOff: d.amountOff ?? undefined }]
-}
-
-/** Rooms book when active; desks unless taken out of service (inactive, suspended). */
-const assetStatusViolations = (kind: AssetKind, status: string): string[] => {
-  const bookable = kind === "room" ? status === "active" : !["inactive", "suspended"].includes(status)
-  return bookable ? [] : [`the ${kind === "room" ? "meeting room" : "desk"} is ${status} and cannot be booked`]
 }
 
 /** The occurrence a master shows and actions act on (core rule: first not yet ended). */
