@@ -189,7 +189,26 @@ export const Meeting = id("Meeting")(
     checkInDateTime: Schema.optionalKey(Schema.NullOr(DateTime)),
     checkOutDateTime: Schema.optionalKey(Schema.NullOr(DateTime)),
     recurrence: Schema.optionalKey(
-      Schema.String.annotate({ description: "RRULE of a recurring series." }),
+      Schema.String.annotate({
+        description:
+          "RRULE of a recurring series (RFC 5545, without the RRULE: prefix). With recurrenceStart " +
+          "(DTSTART), recurrenceEnd (DTEND) and recurrenceTimeZone (TZID) it reproduces the series: " +
+          "the master's startDateTime rolls forward to the current occurrence.",
+      }),
+    ),
+    recurrenceStart: Schema.optionalKey(
+      DateTime.annotate({
+        description: "Series only: start of the first occurrence (DTSTART), never rolled forward.",
+      }),
+    ),
+    recurrenceEnd: Schema.optionalKey(
+      DateTime.annotate({ description: "Series only: end of the first occurrence (DTEND)." }),
+    ),
+    recurrenceTimeZone: Schema.optionalKey(
+      Schema.String.annotate({
+        description:
+          "Series only: IANA zone the rule is expanded in (TZID); occurrences keep the local time of day.",
+      }),
     ),
     seriesMasterId: Schema.optionalKey(
       Schema.String.annotate({
