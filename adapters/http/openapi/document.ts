@@ -1,5 +1,6 @@
 import { JsonSchema, Schema, SchemaRepresentation } from "effect"
 import { type AppError, errorTable, INTERNAL_ERROR } from "../error-table.ts"
+import { queryIntegerBounds } from "../schemas/text-rules.ts"
 import { SUCCESS_CODE } from "../envelope.ts"
 import type { ApiOperation, ApiResponse, Example, OperationGroup } from "./operation.ts"
 import { webhookOperations } from "./webhooks.ts"
@@ -252,11 +253,13 @@ const operationJson = (pool: SchemaPool, op: ApiOperation): Json => {
   })
   for (const f of structFields(op.query)) {
     const isArray = op.queryArrays?.includes(f.name) ?? false
+    // Validated as decimal text, but an integer to the client (generated clients send numbers).
+    const integer = queryIntegerBounds(f.schema)
     parameters.push({
       name: f.name,
       in: "query",
       required: f.required,
-      schema: pool.ref(f.schema, "type"),
+      schema: integer ? { type: "integer", ...integer } : pool.ref(f.schema, "type"),
       ...(isArray
         ? {
             style: "form",
