@@ -95,6 +95,24 @@ const finiteNumbers = (node: unknown): unknown => {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, finiteNumbers(v)]))
 }
 
+/**
+ * Objects stay open (clients tolerate additions), which JSON Schema already means when
+ * additionalProperties is absent. Effect writes `additionalProperties: true` on every struct,
+ * and code generators turn that into an index signature that swallows the declared fields of a
+ * union (openapi-typescript types `data` of Meeting | MeetingDraft as unknown). So it is dropped
+ * where properties are declared, and said explicitly on a bare `{type: "object"}` (which
+ * generators would otherwise read as an empty object).
+ */
+const openObjects = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(openObjects)
+  if (node === null || typeof node !== "object") return node
+  const o = Object.fromEntries(Object.entries(node as Json).map(([k, v]) => [k, openObjects(v)])) as Json
+  if (o.type === "object" && o.properties !== undefined && o.additionalProperties === true) delete o.additionalProperties
+  else if (o.type === "object" && o.properties === undefined && o.additionalProperties === undefined && o.patternProperties === undefined)
+    o.additionalProperties = true
+  return o
+}
+
 /** Compiles many Effect Schemas at once into OpenAPI 3.1 schemas sharing one definitions pool. */
 class SchemaPool {
   private readonly schemas: Schema.Top[] = []
@@ -118,8 +136,8 @@ class SchemaPool {
     const rep = SchemaRepresentation.toRepresentations(asts)
     const multi = SchemaRepresentation.toJsonSchemaMultiDocument(rep)
     const openapi = JsonSchema.toMultiDocumentOpenApi3_1(multi)
-    for (const slot of this.slots) slot.assign(finiteNumbers(openapi.schemas[slot.index]) as Json)
-    return finiteNumbers(openapi.definitions) as Record<string, Json>
+    for (const slot of this.slots) slot.assign(openObjects(finiteNumbers(openapi.schemas[slot.index])) as Json)
+    return openObjects(finiteNumbers(openapi.definitions)) as Record<string, Json>
   }
 }
 
@@ -137,7 +155,8 @@ const envelopeOf = (data: Json | undefined, paginated: boolean): Json => ({
         ...(data ? { data } : {}),
         ...(paginated ? { meta: { $ref: "#/components/schemas/PageMeta" } } : {}),
       },
-      required: paginated ? ["meta"] : [],
+      // A documented data is always sent: generated clients then type it as present.
+      required: [...(data ? ["data"] : []), ...(paginated ? ["meta"] : [])],
     },
   ],
 })
