@@ -72,6 +72,23 @@ describe("generated clients: openapi-typescript + openapi-fetch against the serv
     expect(diagnostics).toEqual([])
   }, 120_000)
 
+  it("clients/typescript stands alone: it imports nothing outside its own src and compiles with its own tsconfig", () => {
+    const dir = join(ROOT, "clients/typescript")
+    const specifiers: string[] = []
+    for (const file of ts.sys.readDirectory(join(dir, "src"), [".ts"])) {
+      const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true)
+      for (const ref of [...info.importedFiles, ...info.referencedFiles]) specifiers.push(`${file}: ${ref.fileName}`)
+    }
+    expect(specifiers.length).toBeGreaterThan(3)
+    expect(specifiers.filter((s) => !/: \.\/[\w-]+\.ts$/.test(s))).toEqual([])
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
+    expect(pkg.dependencies ?? {}).toEqual({})
+    const config = ts.readConfigFile(join(dir, "tsconfig.json"), (f) => ts.sys.readFile(f))
+    const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, dir)
+    const program = ts.createProgram(parsed.fileNames, { ...parsed.options, noEmit: true })
+    expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([])
+  }, 120_000)
+
   it("every operation's real answers validate against the document (JSON Schema 2020-12, ajv)", async () => {
     const exchanges: Exchange[] = []
     await exerciseEveryOperation({
