@@ -295,6 +295,24 @@ const operationJson = (pool: SchemaPool, op: ApiOperation): Json => {
     byStatus.set(row.status, [...(byStatus.get(row.status) ?? []), row])
   for (const [status, rows] of [...byStatus].sort((a, b) => a[0] - b[0]))
     responses[String(status)] = errorResponse(status, rows)
+  // RFC 6750 3 and RFC 6749 5.1 (adapters/http/oauth-headers.ts).
+  const withHeaders = (key: string, headers: Json) => {
+    const r = responses[key] as Json | undefined
+    if (r) responses[key] = { ...r, headers: { ...(r.headers as Json | undefined), ...headers } }
+  }
+  if (op.security !== "none")
+    withHeaders("401", {
+      "WWW-Authenticate": {
+        description: 'Bearer challenge; `error="invalid_token"` when a token was sent and refused.',
+        schema: { type: "string" },
+      },
+    })
+  if (op.operationId === "createAccessToken")
+    for (const key of Object.keys(responses))
+      withHeaders(key, {
+        "Cache-Control": { description: "Always no-store.", schema: { type: "string", const: "no-store" } },
+        Pragma: { description: "Always no-cache.", schema: { type: "string", const: "no-cache" } },
+      })
   return {
     operationId: op.operationId,
     tags: [op.tag],

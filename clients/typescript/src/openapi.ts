@@ -1898,6 +1898,10 @@ export interface operations {
             /** @description TokenResponse (no envelope). */
             201: {
                 headers: {
+                    /** @description Always no-store. */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always no-cache. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1907,6 +1911,10 @@ export interface operations {
             /** @description `SV001`: Validation failed; message is an array with one string per violated constraint. */
             400: {
                 headers: {
+                    /** @description Always no-store. */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always no-cache. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1923,6 +1931,10 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Always no-store. */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always no-cache. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1935,6 +1947,10 @@ export interface operations {
             /** @description `SV221`: The app is not authorized for this member or subject. */
             403: {
                 headers: {
+                    /** @description Always no-store. */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always no-cache. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1947,6 +1963,10 @@ export interface operations {
             /** @description `SV001`: Request body too large. */
             413: {
                 headers: {
+                    /** @description Always no-store. */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always no-cache. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1959,6 +1979,10 @@ export interface operations {
             /** @description `SV004`: Internal error. Retryable. */
             500: {
                 headers: {
+                    /** @description Always no-store. */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always no-cache. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1975,6 +1999,10 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Always no-store. */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always no-cache. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2035,6 +2063,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2126,6 +2156,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2243,6 +2275,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2334,6 +2368,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2453,6 +2489,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2558,6 +2596,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2697,6 +2737,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2806,6 +2848,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2953,6 +2997,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3082,6 +3128,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3211,6 +3259,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3340,6 +3390,8 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3451,6 +3503,8 @@ export interface operations {
             /** @description `SV002`: Missing, invalid or expired token. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3594,6 +3648,8 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3709,6 +3765,8 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3841,6 +3899,8 @@ export interface operations {
             /** @description `SV002`: Operator token required. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3911,6 +3971,8 @@ export interface operations {
             /** @description `SV002`: Operator token required. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3989,6 +4051,8 @@ export interface operations {
             /** @description `SV002`: Operator token required. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4091,6 +4155,8 @@ export interface operations {
             /** @description `SV002`: Operator token required. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4208,6 +4274,8 @@ export interface operations {
             /** @description `SV002`: Operator token required. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4308,6 +4376,8 @@ export interface operations {
             /** @description `SV002`: Operator token required. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4392,6 +4462,8 @@ export interface operations {
             /** @description `SV002`: Operator token required. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4476,6 +4548,8 @@ export interface operations {
             /** @description `SV002`: Operator token required. */
             401: {
                 headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
