@@ -166,15 +166,16 @@ const seedBookings = async (sql: postgres.Sql, n: number, from: number, day0: nu
   await sql.unsafe(`create index if not exists bench_assets_n on bench_assets (n)`)
   const start = `to_timestamp(${day0 / 1000}) + ((g / ${ROOMS + DESKS}) * interval '2 hours') + ((g % 8) * interval '15 minutes')`
   await sql.unsafe(`insert into bookings (id, project_id, asset_kind, asset_id, title, status, start_at, end_at, organizer,
-      organizer_user_id, pin_code, created_by_app_id)
+      organizer_user_id, pin_code, created_by_app_id, created_at, updated_at)
     select ${hex("b0b0b0b0", "g")}, '${project}', a.kind, a.id, 'Seeded ' || g, 'active', ${start}, ${start} + interval '1 hour',
-      jsonb_build_object('userId', '${app}', 'name', 'bench', 'displayName', 'bench'), '${app}', lpad((g % 1000000)::text, 6, '0'), '${app}'
+      jsonb_build_object('userId', '${app}', 'name', 'bench', 'displayName', 'bench'), '${app}', lpad((g % 1000000)::text, 6, '0'), '${app}',
+      now(), now()
     from generate_series(${from}, ${n - 1}) g join bench_assets a on a.n = g % ${ROOMS + DESKS}`)
-  await sql.unsafe(`insert into booking_slots (id, booking_id, project_id, asset_id, start_at, end_at, status)
-    select ${hex("c0c0c0c0", "g")}, ${hex("b0b0b0b0", "g")}, '${project}', a.id, ${start}, ${start} + interval '1 hour', 'active'
+  await sql.unsafe(`insert into booking_slots (id, booking_id, project_id, asset_id, start_at, end_at, status, created_at, updated_at)
+    select ${hex("c0c0c0c0", "g")}, ${hex("b0b0b0b0", "g")}, '${project}', a.id, ${start}, ${start} + interval '1 hour', 'active', now(), now()
     from generate_series(${from}, ${n - 1}) g join bench_assets a on a.n = g % ${ROOMS + DESKS}`)
-  await sql.unsafe(`insert into booking_histories (id, booking_id, action, at, by)
-    select ${hex("e0e0e0e0", "g")}, ${hex("b0b0b0b0", "g")}, 'create', now(), '${app}' from generate_series(${from}, ${n - 1}) g`)
+  await sql.unsafe(`insert into booking_histories (id, booking_id, action, at, by, created_at)
+    select ${hex("e0e0e0e0", "g")}, ${hex("b0b0b0b0", "g")}, 'create', now(), '${app}', now() from generate_series(${from}, ${n - 1}) g`)
   await sql.unsafe("analyze")
 }
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, ilike, inArray, or, sql, type SQL, type SQLWrapper } from "drizzle-orm"
 import { Result } from "effect"
 import { decodeAssetConfig, type AssetConfig } from "../../core/booking/asset-config.ts"
-import { resolveTimePeriod, unavailableReason, type TimePeriod } from "../../core/booking/asset-rules.ts"
+import { resolveTimePeriod, searchVerdict, type TimePeriod } from "../../core/booking/asset-rules.ts"
 import { LIVE_STATUSES, type AssetKind } from "../../core/booking/state.ts"
 import { canSeeProject, type Principal } from "../../core/auth/principal.ts"
 import { Forbidden, NotFound } from "../../core/shared/errors.ts"
@@ -103,8 +103,10 @@ export interface RoomSearch {
 
 /**
  * GET /meeting-rooms. With a window: rooms holding a live booking that overlaps it are
- * dropped; free rooms the configuration does not allow for the window carry
- * unavailableReason; chargeRate.amount is the window's price.
+ * dropped, and so are rooms that cannot be booked for it for a cause the spec has no reason
+ * value for (core searchVerdict: status, past, lead time, advance window, duration, multi-day);
+ * free rooms outside their hours or in a break carry unavailableReason; chargeRate.amount is
+ * the window's price.
  */
 export const searchRooms = async (s: Services, principal: Principal, f: RoomSearch) => {
   requireProjectScope(principal, f.projectId)
@@ -136,10 +138,15 @@ export const searchRooms = async (s: Services, principal: Principal, f: RoomSear
   // Price and reason depend only on the rate or config (the window and zone are fixed), and
   // rooms mostly share a few of each: evaluate once per distinct value, not once per room.
   const prices = memoByJson((rate: RoomRow["chargeRate"]) => priceOf(rate, start, end, tz).total)
-  const reasons = memoByJson((config: unknown) => unavailableReason(assetConfigOf(config), tz, start, end))
-  return rooms.map((r) =>
-    roomView(r, project, { amount: prices(r.chargeRate), unavailableReason: reasons(r.config) }),
+  const now = s.clock.now()
+  const verdicts = memoByJson(([config, status]: [unknown, string]) =>
+    searchVerdict(assetConfigOf(config), tz, start, end, now, "room", status),
   )
+  return rooms.flatMap((r) => {
+    const verdict = verdicts([r.config, r.status])
+    if (verdict._tag === "LeftOut") return []
+    return [roomView(r, project, { amount: prices(r.chargeRate), unavailableReason: verdict.reason })]
+  })
 }
 
 /** One evaluation per distinct JSON value, for the life of one request. */
@@ -174,7 +181,8 @@ export interface DeskSearch {
 /**
  * GET /desks. Filters run in SQL; availability then drops every desk with a live booking
  * overlapping the window (a timePeriod is resolved against each desk's own hours, and a desk
- * with no such period that day is not free either), and meta.total counts what is left.
+ * with no such period that day is not free either) and every desk that cannot be booked for
+ * its window (core searchVerdict), and meta.total counts what is left.
  */
 export const searchDesks = async (s: Services, principal: Principal, f: DeskSearch) => {
   if (f.projectId) requireProjectScope(principal, f.projectId)
@@ -199,11 +207,10 @@ export const searchDesks = async (s: Services, principal: Principal, f: DeskSear
   if (f.statuses && f.statuses.length > 0) conditions.push(inArray(desksTable.status, [...f.statuses]))
   const a = f.availability
   if (a) {
-    if (a.end !== undefined) conditions.push(freeDuring(a.start, a.end))
-    else if (a.timePeriod !== undefined) {
+    if (a.end !== undefined || a.timePeriod !== undefined) {
       const filters = and(...conditions)!
-      const { periods, groups } = await timePeriodWindows(db, filters, a.start, a.timePeriod)
-      // No desk has that period on the day: none is free (as before, when none resolved).
+      const { periods, groups } = await bookableWindows(db, filters, a, s.clock.now())
+      // No desk can be booked for the window (or has that period on the day): none is offered.
       if (periods.length === 0) return { data: [], total: 0 }
       const [first] = periods
       // Every desk resolved the same window (the usual case: one shared config): a plain
@@ -264,23 +271,27 @@ const freeDuring = (start: number, end: number): SQL =>
 interface PeriodWindow {
   readonly project_id: string
   readonly config: unknown
+  readonly status: string
   readonly start_at: string
   readonly end_at: string
 }
 
 /**
- * A timePeriod resolves against each desk's own hours, so the window depends on (project time
- * zone, config). Desks mostly share a few configs: resolve once per distinct pair, not per desk.
- * Desks whose config has no such period that day get no window and are left out.
+ * The window each desk is searched in, and whether it can be booked in it: a timePeriod
+ * resolves against the desk's own hours, and the core searchVerdict judges the window by the
+ * desk's status and config, so both depend on (project time zone, config, status). Desks mostly
+ * share a few of those: judge once per distinct triple, not per desk. Desks with no such period
+ * that day, or that cannot be booked for their window, get no window and are left out; paging
+ * and meta.total then stay in SQL.
  */
-const timePeriodWindows = async (
+const bookableWindows = async (
   db: Queryable,
   where: SQL,
-  start: number,
-  timePeriod: TimePeriod,
+  window: { readonly start: number; readonly end?: number | undefined; readonly timePeriod?: TimePeriod | undefined },
+  now: number,
 ): Promise<{ periods: PeriodWindow[]; groups: number }> => {
   const groups = await db
-    .selectDistinct({ projectId: desksTable.projectId, config: desksTable.config })
+    .selectDistinct({ projectId: desksTable.projectId, config: desksTable.config, status: desksTable.status })
     .from(desksTable)
     .where(where)
   if (groups.length === 0) return { periods: [], groups: 0 }
@@ -288,26 +299,35 @@ const timePeriodWindows = async (
   const out: PeriodWindow[] = []
   for (const g of groups) {
     const tz = projects.get(g.projectId)?.timezone ?? "UTC"
-    const r = resolveTimePeriod(assetConfigOf(g.config), tz, start, timePeriod)
-    if (Result.isSuccess(r))
-      out.push({
-        project_id: g.projectId,
-        config: g.config,
-        start_at: new Date(r.success.start).toISOString(),
-        end_at: new Date(r.success.end).toISOString(),
-      })
+    const config = assetConfigOf(g.config)
+    let start = window.start
+    let end = window.end ?? window.start
+    if (window.end === undefined && window.timePeriod !== undefined) {
+      const r = resolveTimePeriod(config, tz, window.start, window.timePeriod)
+      if (Result.isFailure(r)) continue
+      ;({ start, end } = r.success)
+    }
+    if (searchVerdict(config, tz, start, end, now, "desk", g.status)._tag === "LeftOut") continue
+    out.push({
+      project_id: g.projectId,
+      config: g.config,
+      status: g.status,
+      start_at: new Date(start).toISOString(),
+      end_at: new Date(end).toISOString(),
+    })
   }
   return { periods: out, groups: groups.length }
 }
 
 /**
- * Desks whose (project, config) resolved a window, free in that window. The windows travel as
- * one jsonb parameter, so any number of distinct configs is one statement.
+ * Desks whose (project, config, status) got a window, free in that window. The windows travel
+ * as one jsonb parameter, so any number of distinct configs is one statement.
  */
 const freeDuringPeriods = (periods: ReadonlyArray<PeriodWindow>): SQL =>
   sql`exists (select 1 from jsonb_to_recordset(${JSON.stringify(periods)}::jsonb)
-      as w(project_id text, config jsonb, start_at timestamptz, end_at timestamptz)
+      as w(project_id text, config jsonb, status text, start_at timestamptz, end_at timestamptz)
     where w.project_id = ${desksTable.projectId} and w.config = ${desksTable.config}
+      and w.status = ${desksTable.status}
       and (w.end_at <= w.start_at
         or not ${liveOverlap(desksTable.id, sql`w.start_at`, sql`w.end_at`)}))`
 

@@ -6,6 +6,7 @@ import {
   assetRuleViolations,
   resolveTimePeriod,
   unavailableReason,
+  assetStatusViolations,
   type TimePeriod,
 } from "../../core/booking/asset-rules.ts"
 import { BookingRuleViolated } from "../../core/booking/errors.ts"
@@ -177,12 +178,6 @@ const discountsFor = async (q: Queryable, projectId: string, code: string | unde
     )
   if (!d) throw new ValidationFailed({ messages: ["discountCode: unknown or inactive discount code"] })
   return [{ code: d.code, name: d.name, percentOff: d.percentOff ?? undefined, amountOff: d.amountOff ?? undefined }]
-}
-
-/** Rooms book when active; desks unless taken out of service (inactive, suspended). */
-const assetStatusViolations = (kind: AssetKind, status: string): string[] => {
-  const bookable = kind === "room" ? status === "active" : !["inactive", "suspended"].includes(status)
-  return bookable ? [] : [`the ${kind === "room" ? "meeting room" : "desk"} is ${status} and cannot be booked`]
 }
 
 /** The occurrence a master shows and actions act on (core rule: first not yet ended). */
@@ -454,7 +449,11 @@ export const createMeeting = async (
   )
   if (Result.isFailure(created)) throw created.failure
   const stored = await db.transaction(async (tx) => {
-    if (payable) await assertUnpaidHoldAllowed(tx, s, organizer.userId)
+    if (payable)
+      await assertUnpaidHoldAllowed(tx, s, {
+        userId: organizer.userId,
+        kind: organizer.userId === principal.appId ? "app" : "person",
+      })
     const inserted = await insertBooking(tx, s.newId, created.success, occurrences, {
       timePeriod: req.timePeriod,
       // The spec's default channel applies to paid bookings; free ones never pay.
@@ -581,7 +580,12 @@ export const updateMeeting = async (
     // Spec: extending a paid booking makes it unpaid, with a payment for the difference.
     const before = toCoreBooking(stored.row, p.slot)
     const extension = paidExtensionOf({ chargeRate: asset.row.chargeRate, timeZone: tz, discounts, before, updated: p.result })
-    if (extension) await assertUnpaidHoldAllowed(tx, s, stored.row.organizerUserId)
+    if (extension)
+      await assertUnpaidHoldAllowed(tx, s, {
+        userId: stored.row.organizerUserId,
+        // An app organizes only the bookings it made as itself.
+        kind: stored.row.organizerUserId === stored.row.createdByAppId ? "app" : "person",
+      })
     const next = await saveTransition(tx, s.newId, stored, p.slot, extension?.result ?? p.result, {
       occurrenceEventId: occurrenceIdOf(stored, p.slot),
       timePeriod: p.timePeriod,

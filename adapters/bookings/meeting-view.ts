@@ -31,6 +31,20 @@ export const historyView = (h: HistoryRow) => ({
 })
 
 /**
+ * What reproduces a series from its rule alone: the first occurrence (RFC 5545 DTSTART and
+ * DTEND) and the zone the rule is expanded in (TZID; occurrences keep the local time of day).
+ * The master's startDateTime rolls forward, so it cannot serve as DTSTART.
+ */
+const seriesAnchor = (row: BookingRow, tz: string) =>
+  row.anchorStartAt === null || row.anchorEndAt === null
+    ? {}
+    : {
+        recurrenceStart: formatOffsetDateTime(row.anchorStartAt.getTime(), tz),
+        recurrenceEnd: formatOffsetDateTime(row.anchorEndAt.getTime(), tz),
+        recurrenceTimeZone: tz,
+      }
+
+/**
  * A booking as the API returns it. `slot` is the occurrence to show: for a single booking its
  * one slot; for a series master the current occurrence; for an expanded row (`expanded`) the
  * row's occurrence, which also adds seriesMasterId and occurrenceEventId (spec rules 7-8).
@@ -76,7 +90,7 @@ export const meetingView = (
     checkInDateTime: checkIns.length === 0 ? null : formatOffsetDateTime(checkIns[0]!.at, tz),
     checkIns: checkIns.map((c) => ({ userId: c.userId, checkInDateTime: formatOffsetDateTime(c.at, tz) })),
     checkOutDateTime: slot.checkOutAt === null ? null : formatOffsetDateTime(slot.checkOutAt.getTime(), tz),
-    ...(isSeries ? { recurrence: row.rrule } : {}),
+    ...(isSeries ? { recurrence: row.rrule, ...seriesAnchor(row, tz) } : {}),
     ...(isSeries && options.expanded
       ? { seriesMasterId: row.id, occurrenceEventId: occurrenceEventId(row.id, slot.startAt.getTime()) }
       : {}),

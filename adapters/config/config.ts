@@ -26,6 +26,8 @@ export interface Config {
   readonly actAsTokenTtlSeconds: number
   readonly paymentWindowSeconds: number
   readonly maxUnpaidHoldsPerOrganizer: number
+  /** The hold budget of an app token booking as itself (a backend booking for many people). */
+  readonly maxUnpaidHoldsPerApp: number
   readonly partnerRateLimit: { readonly requests: number; readonly windowSeconds: number }
   readonly defaultPageSize: number
   readonly maxBodyBytes: number
@@ -131,6 +133,7 @@ export const parseConfig = (env: Env): Config => {
     actAsTokenTtlSeconds: int(env, "KEYSPACE_ACT_AS_TOKEN_TTL", 900, 60, 86_400),
     paymentWindowSeconds: int(env, "KEYSPACE_PAYMENT_WINDOW", 300, 60, 3600),
     maxUnpaidHoldsPerOrganizer: int(env, "KEYSPACE_MAX_UNPAID_HOLDS", 3, 1, 1000),
+    maxUnpaidHoldsPerApp: int(env, "KEYSPACE_MAX_UNPAID_HOLDS_PER_APP", 10_000, 1, 1_000_000),
     partnerRateLimit: {
       requests: int(env, "KEYSPACE_PARTNER_RATE_LIMIT", 30, 1, 1_000_000),
       windowSeconds: int(env, "KEYSPACE_PARTNER_RATE_WINDOW", 60, 1, 3600),

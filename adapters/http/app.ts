@@ -14,6 +14,7 @@ import { adminAuth } from "./admin-auth.ts"
 import { observeRequests } from "../observability/http-observer.ts"
 import { docsRoutes } from "./routes/docs.ts"
 import { metricsRoutes } from "./routes/metrics.ts"
+import { bearerChallenge, tokenResponseHeaders } from "./oauth-headers.ts"
 
 /** A surface mounted under the bearer-token middleware (bookings, partner members, ...). */
 export interface Surface {
@@ -46,6 +47,8 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   app.use(
     observeRequests({ logger: s.logger, metrics: s.metrics, tracer: s.tracer, requestId: (c) => c.get("requestId") }),
   )
+  // Before the body limit, so a refused oversized token request is not cacheable either.
+  app.use("/auth/accessToken", tokenResponseHeaders)
   // Oversized bodies refused while streaming; any other body read to its end before the
   // answer, so keep-alive connections stay usable (request-body.ts).
   app.use(requestBodies(s.config.maxBodyBytes, (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413)))
@@ -64,6 +67,7 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   app.route("/auth", authRoutes(s, parts.actAs))
 
   const admin = new Hono<AppEnv>()
+  admin.use(bearerChallenge)
   admin.use(adminAuth(s))
   admin.route("/", operatorRoutes(s))
   for (const surface of parts.operator ?? []) admin.route(surface.path, surface.routes)
@@ -74,6 +78,7 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   // The bearer middleware guards each spec surface, so unknown paths still answer 404 SV005.
   for (const surface of parts.surfaces ?? []) {
     const guarded = new Hono<AppEnv>()
+    guarded.use(bearerChallenge)
     guarded.use(async (c, next) => {
       c.set("principal", await authenticateBearer(s, c.req.header("authorization")))
       await next()

@@ -22,6 +22,45 @@ export const decodeOrFail = <S extends Schema.Top>(schema: S, input: unknown): S
 }
 
 const LONE_SURROGATE = /\p{Cs}/u
+const NUL = "\u0000"
+/** Enough to name the culprits; a body of a million NULs must not answer a million lines. */
+const MAX_NUL_MESSAGES = 50
+
+const shown = (key: string) => key.replaceAll(NUL, "\\u0000")
+
+/**
+ * THE rule for U+0000 in client input: PostgreSQL text and jsonb cannot hold it, so every JSON
+ * body and query string is refused at decode time (400 SV001, one message per field, named by
+ * its path as schema messages are), before any schema or SQL sees it. Iterative: a deeply
+ * nested body that JSON.parse accepted must not overflow the stack here.
+ */
+export const nulViolations = (value: unknown): string[] => {
+  const messages: string[] = []
+  let more = 0
+  const report = (message: string) => (messages.length < MAX_NUL_MESSAGES ? messages.push(message) : more++)
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path: "" }]
+  while (stack.length > 0) {
+    const { value: v, path } = stack.pop()!
+    if (typeof v === "string") {
+      if (v.includes(NUL)) report(`${path || "body"}: must not contain NUL characters`)
+    } else if (typeof v === "object" && v !== null) {
+      const entries = Array.isArray(v) ? v.map((item, i) => [String(i), item] as const) : Object.entries(v)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i]!
+        const at = path ? `${path}.${shown(key)}` : shown(key)
+        if (key.includes(NUL)) report(`${at}: field names must not contain NUL characters`)
+        stack.push({ value: item, path: at })
+      }
+    }
+  }
+  if (more > 0) messages.push(`body: ${more} more fields contain NUL characters`)
+  return messages
+}
+
+const refuseNul = (value: unknown) => {
+  const messages = nulViolations(value)
+  if (messages.length > 0) throw new ValidationFailed({ messages })
+}
 
 /** The request body as JSON; malformed JSON or a non-object body is 400 SV001. */
 export const readJson = async (c: Context, options: { optional?: boolean } = {}): Promise<unknown> => {
@@ -45,6 +84,7 @@ export const readJson = async (c: Context, options: { optional?: boolean } = {})
     throw new ValidationFailed({ messages: ["body: strings must be well-formed Unicode (no lone surrogates)"] })
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new ValidationFailed({ messages: ["body: must be a JSON object"] })
+  refuseNul(value)
   return value
 }
 
@@ -64,5 +104,6 @@ export const readQuery = (c: Context, arrayKeys: readonly string[] = []): Record
       out[key] = values[values.length - 1]
     }
   }
+  refuseNul(out)
   return out
 }

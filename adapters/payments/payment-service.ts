@@ -65,16 +65,24 @@ import {
 // --- hold hoarding -------------------------------------------------------------------------
 
 /**
- * Refuses a new unpaid hold once the organizer has `maxUnpaidHoldsPerOrganizer` live unpaid
- * bookings (429 SV040), counted under a per-organizer advisory lock so concurrent creates
- * cannot race past the cap. Call it inside the create transaction.
+ * Who holds the unpaid bookings: a person (a member, directly or through act_as) keeps the
+ * anti-hoarding cap; an app token booking as itself is a backend booking for many people and
+ * gets its own, much larger budget (KEYSPACE_MAX_UNPAID_HOLDS_PER_APP).
+ */
+export type HoldHolder = { readonly userId: string; readonly kind: "person" | "app" }
+
+/**
+ * Refuses a new unpaid hold once the holder has its limit of live unpaid bookings (429
+ * SV040), counted under a per-holder advisory lock so concurrent creates cannot race past the
+ * cap. Call it inside the create transaction.
  */
 export const assertUnpaidHoldAllowed = async (
   tx: Queryable,
   s: Services,
-  organizerUserId: string,
+  holder: HoldHolder,
 ): Promise<void> => {
-  const limit = s.config.maxUnpaidHoldsPerOrganizer
+  const organizerUserId = holder.userId
+  const limit = holder.kind === "app" ? s.config.maxUnpaidHoldsPerApp : s.config.maxUnpaidHoldsPerOrganizer
   if ((await unpaidHoldsOf(tx, organizerUserId)) >= limit) {
     paymentMetrics(s).holdRefused()
     throw new TooManyUnpaidHolds({ limit })

@@ -89,6 +89,8 @@ const historyValues = (
   at: new Date(history.at),
   by: history.by ?? null,
   data: data ?? null,
+  // The service clock's instant of the change (never the database's clock).
+  createdAt: new Date(history.at),
 })
 
 /**

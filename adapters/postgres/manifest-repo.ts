@@ -42,6 +42,12 @@ export interface ManifestIds {
   apps: Record<string, string>
 }
 
+/** createdAt and updatedAt of a new row: the service clock, never the database's. */
+const stamps = (s: Services) => {
+  const now = new Date(s.clock.now())
+  return { createdAt: now, updatedAt: now }
+}
+
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
 /**
@@ -58,7 +64,9 @@ const upsert = async <T extends PgTable & { id: unknown }>(
   const [existing] = (await tx.select().from(table as PgTable).where(where).limit(1)) as Record<string, unknown>[]
   if (!existing) {
     const id = s.newId()
-    await tx.insert(table).values({ id, ...values } as never)
+    const now = new Date(s.clock.now())
+    // Tables without these columns ignore them.
+    await tx.insert(table).values({ id, createdAt: now, updatedAt: now, ...values } as never)
     return id
   }
   const changed = Object.fromEntries(Object.entries(values).filter(([k, v]) => !same(existing[k], v)))
@@ -87,7 +95,7 @@ export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<M
   for (const p of m.projects ?? []) {
     const [existing] = await tx.select().from(projectsTable).where(eq(projectsTable.key, p.key)).limit(1)
     const brandId = existing?.brandId ?? s.newId()
-    if (!existing) await tx.insert(brandsTable).values({ id: brandId, name: p.name })
+    if (!existing) await tx.insert(brandsTable).values({ id: brandId, name: p.name, ...stamps(s) })
     const projectId = await upsert(s, tx, projectsTable, eq(projectsTable.key, p.key), {
       key: p.key,
       name: p.name,
@@ -222,7 +230,7 @@ export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<M
           .from(appLinksTable)
           .where(and(eq(appLinksTable.appId, appId), eq(appLinksTable.externalUserId, l.externalUserId)))
         if (!link)
-          await tx.insert(appLinksTable).values({ appId, externalUserId: l.externalUserId, userId: ids.users[u.key]!, projectId: ids.id })
+          await tx.insert(appLinksTable).values({ appId, externalUserId: l.externalUserId, userId: ids.users[u.key]!, projectId: ids.id, ...stamps(s) })
       }
     }
   }
@@ -275,7 +283,7 @@ const upsertUser = async (s: Services, tx: Tx, projectId: string, u: ManifestUse
   if (userId) await upsert(s, tx, usersTable, eq(usersTable.id, userId), values)
   else {
     userId = s.newId()
-    await tx.insert(usersTable).values({ id: userId, ...values, userType: "member", source: "manifest" })
+    await tx.insert(usersTable).values({ id: userId, ...values, userType: "member", source: "manifest", ...stamps(s) })
   }
   if (membership) {
     const next = { role: u.role ?? "member", employeeId: u.employeeId ?? null }
@@ -287,7 +295,7 @@ const upsertUser = async (s: Services, tx: Tx, projectId: string, u: ManifestUse
   } else {
     await tx
       .insert(projectMembershipsTable)
-      .values({ projectId, userId, role: u.role ?? "member", employeeId: u.employeeId ?? null, manifestKey: u.key })
+      .values({ projectId, userId, role: u.role ?? "member", employeeId: u.employeeId ?? null, manifestKey: u.key, ...stamps(s) })
       .onConflictDoUpdate({
         target: [projectMembershipsTable.projectId, projectMembershipsTable.userId],
         set: { manifestKey: u.key, role: u.role ?? "member", employeeId: u.employeeId ?? null },

@@ -37,6 +37,8 @@ export const recordBookingEvents = async (
         ...(source.occurrenceEventId === undefined ? {} : { occurrenceEventId: source.occurrenceEventId }),
       },
       occurredAt: new Date(event.at),
+      // The service clock's instant of the event (never the database's clock).
+      createdAt: new Date(event.at),
     })),
   )
 }

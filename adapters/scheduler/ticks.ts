@@ -100,12 +100,12 @@ const writeTicks = async (
   const values = sql.join(
     rows.map(
       (t) =>
-        sql`(${t.bookingId}, ${t.occurrenceIndex}, ${t.kind}, ${tickRank[t.kind]}, ${iso(t.dueAt)}::timestamptz, ${iso(t.dueAt)}::timestamptz)`,
+        sql`(${t.bookingId}, ${t.occurrenceIndex}, ${t.kind}, ${tickRank[t.kind]}, ${iso(t.dueAt)}::timestamptz, ${iso(t.dueAt)}::timestamptz, ${iso(now)}::timestamptz)`,
     ),
     sql`, `,
   )
   await tx.execute(sql`
-    insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at)
+    insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)
     values ${values}
     on conflict (booking_id, kind, due_at) do nothing`)
   await notifyTicks(tx, rows[0]!.dueAt)
@@ -176,10 +176,10 @@ export const markTickFired = async (
   const rows = await execute<{ id: unknown }>(
     tx,
     sql`insert into scheduled_ticks
-          (booking_id, occurrence_index, kind, rank, due_at, run_at, state, attempts, fired_at)
+          (booking_id, occurrence_index, kind, rank, due_at, run_at, state, attempts, fired_at, created_at)
         values (${tick.bookingId}, ${tick.occurrenceIndex}, ${tick.kind}, ${tickRank[tick.kind]},
           ${iso(tick.dueAt)}::timestamptz, ${iso(tick.dueAt)}::timestamptz, 'done', 1,
-          ${iso(at)}::timestamptz)
+          ${iso(at)}::timestamptz, ${iso(at)}::timestamptz)
         on conflict (booking_id, kind, due_at) do update
           set state = 'done', fired_at = excluded.fired_at,
               attempts = scheduled_ticks.attempts + 1, last_error = null

@@ -4,7 +4,7 @@ import type { Organizer, Attendee } from "../../core/booking/state.ts"
 import { bookingPayload, type BookingEventContext } from "../../core/events/booking-payloads.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
 import { makeEnvelope } from "../../core/events/envelope.ts"
-import { validateVisitorEvent } from "../../core/events/visitor-payloads.ts"
+import { mirrorEnvelopeFields, validateVisitorEvent } from "../../core/events/visitor-payloads.ts"
 import { NotFound, ValidationFailed } from "../../core/shared/errors.ts"
 import type { Queryable, Tx } from "../postgres/database.ts"
 import {
@@ -81,11 +81,11 @@ export const publishVisitorEvent = async (
     .where(eq(projectsTable.id, projectId))
   if (!project) throw new NotFound({ entity: "project", id: projectId })
   if (typeof body.type !== "string") throw new ValidationFailed({ messages: ["type: is required"] })
-  const validated = validateVisitorEvent(body.type, body.data ?? {})
+  const mirrored = mirrorEnvelopeFields(body.data ?? {}, projectId, s.clock.now())
+  if (Result.isFailure(mirrored)) throw mirrored.failure
+  const validated = validateVisitorEvent(body.type, mirrored.success)
   if (Result.isFailure(validated)) throw validated.failure
   const event = validated.success
-  if (event.data.projectId !== projectId)
-    throw new ValidationFailed({ messages: ["data.projectId: must equal the project of the path"] })
   // timestamp mirrors occurredAt: both leave as the same ISO 8601 UTC text.
   const occurredAt = Date.parse(event.data.timestamp)
   const data = { ...event.data, timestamp: new Date(occurredAt).toISOString() }

@@ -72,7 +72,7 @@ export const sign = async (
 /**
  * Whether `signature` is the signature of this timestamp and body. The timestamp is the
  * X-Service-Timestamp text as received, signed verbatim. Only the signature is checked here:
- * freshness of the timestamp is the caller's (see receiver-kit.ts).
+ * freshness of the timestamp is the caller's (see clients/typescript/src/webhooks.ts).
  */
 export const verify = async (
   secret: string,

@@ -264,3 +264,46 @@ export const resolveTimePeriod = (
   }
   return Result.succeed(Interval.make(Math.max(whole.start, start), whole.end))
 }
+
+/** Desk statuses that take a desk out of service; every other desk status can be booked. */
+export const OUT_OF_SERVICE_DESK_STATUSES: ReadonlyArray<string> = ["inactive", "suspended"]
+
+/** Rooms book when active; desks unless taken out of service (inactive, suspended). */
+export const assetStatusViolations = (kind: AssetKind, status: string): ReadonlyArray<string> => {
+  const bookable = kind === "room" ? status === "active" : !OUT_OF_SERVICE_DESK_STATUSES.includes(status)
+  return bookable ? [] : [`the ${kind === "room" ? "meeting room" : "desk"} is ${status} and cannot be booked`]
+}
+
+/**
+ * How a free asset stands in an availability search for [start, end): offered (a room may
+ * carry one of the spec's two reasons, OPERATING_HOURS or BREAK_TIME), or left out when it
+ * cannot be booked for a cause the spec's closed reason set has no value for: its status, a
+ * window in the past or inside minimumLeadTime, beyond maxAdvanceBookingDays, longer than
+ * maxDurationMinutes, or across days without bookMultipleDayRoom. The same rules create
+ * applies (assetStatusViolations, assetRuleViolations), so "offered without a reason" means
+ * the create would pass them. Desks have no reason field: any broken rule leaves a desk out.
+ */
+export type SearchVerdict =
+  | { readonly _tag: "Offered"; readonly reason?: UnavailableReason }
+  | { readonly _tag: "LeftOut" }
+
+export const searchVerdict = (
+  config: AssetConfig | undefined,
+  timeZone: string,
+  start: number,
+  end: number,
+  now: number,
+  kind: AssetKind,
+  status: string,
+): SearchVerdict => {
+  if (assetStatusViolations(kind, status).length > 0) return { _tag: "LeftOut" }
+  const violations = assetRuleViolations(config, timeZone, start, end, now, kind)
+  if (violations.length === 0) return { _tag: "Offered" }
+  if (kind === "desk") return { _tag: "LeftOut" }
+  // Hours and breaks are the only violations a reason can explain; any other one leaves it out.
+  const hours = checkHours(config, timeZone, start, end, kind)
+  const explained = (hours.hours === undefined ? 0 : 1) + (hours.breaks === undefined ? 0 : 1)
+  if (violations.length > explained) return { _tag: "LeftOut" }
+  const reason = unavailableReason(config, timeZone, start, end)
+  return reason === undefined ? { _tag: "Offered" } : { _tag: "Offered", reason }
+}

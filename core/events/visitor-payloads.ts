@@ -1,5 +1,6 @@
 import { Result, Schema, SchemaIssue } from "effect"
 import { ValidationFailed } from "../shared/errors.ts"
+import { parseOffsetDateTime } from "../shared/local-time.ts"
 
 /**
  * Webhook `data` of the three visitor events (spec "Visitor events"), validated before they go
@@ -138,6 +139,38 @@ export const validateVisitorEvent = (
   const decoded = decoders[type](data, { errors: "all" })
   if (Result.isFailure(decoded)) return invalid(...issueMessages(decoded.failure.issue))
   return Result.succeed({ type, data: decoded.success } as VisitorEvent)
+}
+
+/**
+ * The base fields projectId and timestamp mirror the envelope (spec "Webhook payloads"), so the
+ * publisher may leave them out: projectId is filled from the path's project and timestamp from
+ * the service clock. A given projectId must equal the path's. A given timestamp is when the
+ * event happened and becomes the envelope's occurredAt, so "agree" means it names exactly one
+ * instant: a date-time with an explicit offset (spec convention 3), never a bare date or a local
+ * time whose instant would depend on the server's zone. It is not compared with the clock: the
+ * visitor system publishes after the fact, and a manual test clock is arbitrary.
+ */
+export const mirrorEnvelopeFields = (
+  data: unknown,
+  projectId: string,
+  now: number,
+): Result.Result<unknown, ValidationFailed> => {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return Result.succeed(data)
+  const given = data as { projectId?: unknown; timestamp?: unknown }
+  const messages: Array<string> = []
+  if (given.projectId !== undefined && given.projectId !== projectId)
+    messages.push("data.projectId: must equal the project of the path")
+  if (given.timestamp !== undefined) {
+    const parsed =
+      typeof given.timestamp === "string" ? parseOffsetDateTime(given.timestamp) : Result.fail("must be a string")
+    if (Result.isFailure(parsed)) messages.push(`data.timestamp: ${parsed.failure}`)
+  }
+  if (messages.length > 0) return Result.fail(new ValidationFailed({ messages }))
+  return Result.succeed({
+    ...data,
+    projectId,
+    timestamp: given.timestamp ?? new Date(now).toISOString(),
+  })
 }
 
 /** A copy safe for logs: the credential qrCardCode is dropped, everything else kept. */

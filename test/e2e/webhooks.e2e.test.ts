@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { verifyDelivery } from "../../adapters/webhooks/receiver-kit.ts"
+import { verifyDelivery } from "../../clients/typescript/src/webhooks.ts"
 import { e2eTarget, uniqueSuffix, type E2ETarget } from "../support/e2e-target.ts"
 import { startReceiver, type Receiver } from "../integration/webhooks/receiver.ts"
 

@@ -1,5 +1,6 @@
 import { JsonSchema, Schema, SchemaRepresentation } from "effect"
 import { type AppError, errorTable, INTERNAL_ERROR } from "../error-table.ts"
+import { queryIntegerBounds } from "../schemas/text-rules.ts"
 import { SUCCESS_CODE } from "../envelope.ts"
 import type { ApiOperation, ApiResponse, Example, OperationGroup } from "./operation.ts"
 import { webhookOperations } from "./webhooks.ts"
@@ -94,6 +95,24 @@ const finiteNumbers = (node: unknown): unknown => {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, finiteNumbers(v)]))
 }
 
+/**
+ * Objects stay open (clients tolerate additions), which JSON Schema already means when
+ * additionalProperties is absent. Effect writes `additionalProperties: true` on every struct,
+ * and code generators turn that into an index signature that swallows the declared fields of a
+ * union (openapi-typescript types `data` of Meeting | MeetingDraft as unknown). So it is dropped
+ * where properties are declared, and said explicitly on a bare `{type: "object"}` (which
+ * generators would otherwise read as an empty object).
+ */
+const openObjects = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(openObjects)
+  if (node === null || typeof node !== "object") return node
+  const o = Object.fromEntries(Object.entries(node as Json).map(([k, v]) => [k, openObjects(v)])) as Json
+  if (o.type === "object" && o.properties !== undefined && o.additionalProperties === true) delete o.additionalProperties
+  else if (o.type === "object" && o.properties === undefined && o.additionalProperties === undefined && o.patternProperties === undefined)
+    o.additionalProperties = true
+  return o
+}
+
 /** Compiles many Effect Schemas at once into OpenAPI 3.1 schemas sharing one definitions pool. */
 class SchemaPool {
   private readonly schemas: Schema.Top[] = []
@@ -117,8 +136,8 @@ class SchemaPool {
     const rep = SchemaRepresentation.toRepresentations(asts)
     const multi = SchemaRepresentation.toJsonSchemaMultiDocument(rep)
     const openapi = JsonSchema.toMultiDocumentOpenApi3_1(multi)
-    for (const slot of this.slots) slot.assign(finiteNumbers(openapi.schemas[slot.index]) as Json)
-    return finiteNumbers(openapi.definitions) as Record<string, Json>
+    for (const slot of this.slots) slot.assign(openObjects(finiteNumbers(openapi.schemas[slot.index])) as Json)
+    return openObjects(finiteNumbers(openapi.definitions)) as Record<string, Json>
   }
 }
 
@@ -136,7 +155,8 @@ const envelopeOf = (data: Json | undefined, paginated: boolean): Json => ({
         ...(data ? { data } : {}),
         ...(paginated ? { meta: { $ref: "#/components/schemas/PageMeta" } } : {}),
       },
-      required: paginated ? ["meta"] : [],
+      // A documented data is always sent: generated clients then type it as present.
+      required: [...(data ? ["data"] : []), ...(paginated ? ["meta"] : [])],
     },
   ],
 })
@@ -252,11 +272,13 @@ const operationJson = (pool: SchemaPool, op: ApiOperation): Json => {
   })
   for (const f of structFields(op.query)) {
     const isArray = op.queryArrays?.includes(f.name) ?? false
+    // Validated as decimal text, but an integer to the client (generated clients send numbers).
+    const integer = queryIntegerBounds(f.schema)
     parameters.push({
       name: f.name,
       in: "query",
       required: f.required,
-      schema: pool.ref(f.schema, "type"),
+      schema: integer ? { type: "integer", ...integer } : pool.ref(f.schema, "type"),
       ...(isArray
         ? {
             style: "form",
@@ -273,6 +295,24 @@ const operationJson = (pool: SchemaPool, op: ApiOperation): Json => {
     byStatus.set(row.status, [...(byStatus.get(row.status) ?? []), row])
   for (const [status, rows] of [...byStatus].sort((a, b) => a[0] - b[0]))
     responses[String(status)] = errorResponse(status, rows)
+  // RFC 6750 3 and RFC 6749 5.1 (adapters/http/oauth-headers.ts).
+  const withHeaders = (key: string, headers: Json) => {
+    const r = responses[key] as Json | undefined
+    if (r) responses[key] = { ...r, headers: { ...(r.headers as Json | undefined), ...headers } }
+  }
+  if (op.security !== "none")
+    withHeaders("401", {
+      "WWW-Authenticate": {
+        description: 'Bearer challenge; `error="invalid_token"` when a token was sent and refused.',
+        schema: { type: "string" },
+      },
+    })
+  if (op.operationId === "createAccessToken")
+    for (const key of Object.keys(responses))
+      withHeaders(key, {
+        "Cache-Control": { description: "Always no-store.", schema: { type: "string", const: "no-store" } },
+        Pragma: { description: "Always no-cache.", schema: { type: "string", const: "no-cache" } },
+      })
   return {
     operationId: op.operationId,
     tags: [op.tag],

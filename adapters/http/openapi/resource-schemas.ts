@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { BOOKING_STATUSES } from "../../../core/booking/state.ts"
+import { PAYMENT_STATUSES } from "../../../core/ports/payments.ts"
 import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
 import { AssetConfigInput } from "../../../core/tenancy/manifest.ts"
 
@@ -29,17 +30,18 @@ const DateTime = Schema.String.annotate({
   description: "ISO 8601 with offset.",
 })
 const NullableString = Schema.NullOr(Schema.String)
+const Int = Schema.Number.check(Schema.isInt())
 
 export const TokenResponse = id("TokenResponse")(
   Schema.Struct({
     access_token: Schema.String.annotate({ description: "Bearer token." }),
-    expires_in: Schema.Number.annotate({
+    expires_in: Int.annotate({
       description: "Access-token lifetime in seconds; never hardcode.",
     }),
     refresh_token: Schema.optionalKey(
       Schema.String.annotate({ description: "Absent for act_as tokens." }),
     ),
-    refresh_token_expires_in: Schema.optionalKey(Schema.Number),
+    refresh_token_expires_in: Schema.optionalKey(Int),
   }).annotate({ description: "Not wrapped in the envelope; there is no token_type." }),
 )
 
@@ -137,6 +139,29 @@ export const Desk = id("Desk")(
   }),
 )
 
+/** The booking calendar of GET /meeting-rooms/{id} and GET /desks/{id}: busy times only. */
+export const AssetCalendar = id("AssetCalendar")(
+  Schema.Struct({
+    from: DateTime,
+    to: DateTime,
+    bookings: Schema.Array(
+      Schema.Struct({
+        meetingId: Schema.String,
+        startDateTime: DateTime,
+        endDateTime: DateTime,
+        status: Schema.Literals(BOOKING_STATUSES),
+      }),
+    ).annotate({
+      description: "Live bookings overlapping [from, to], without titles or people (at most 1000).",
+    }),
+  }).annotate({ description: "Default window: now to 30 days ahead (query from, to)." }),
+)
+
+export const MeetingRoomDetail = id("MeetingRoomDetail")(
+  Schema.Struct({ ...MeetingRoom.fields, calendar: AssetCalendar }),
+)
+export const DeskDetail = id("DeskDetail")(Schema.Struct({ ...Desk.fields, calendar: AssetCalendar }))
+
 export const Payment = id("Payment")(
   Schema.Struct({
     paymentId: Schema.String,
@@ -160,6 +185,74 @@ const Person = Schema.Struct({
   name: NullableString,
   displayName: Schema.optionalKey(NullableString),
 })
+
+/** One billingSummaries item: every payment of the booking, oldest first. */
+export const BillingSummary = id("BillingSummary")(
+  Schema.Struct({
+    payment_id: Schema.String,
+    amount: Schema.Number.annotate({ description: "What this payment collects (THB)." }),
+    total: Schema.Number.annotate({
+      description: "What the booking costs in all once this payment is paid.",
+    }),
+    invoice_no: Schema.String,
+    status: Schema.Literals(PAYMENT_STATUSES),
+    expiredAt: DateTime.annotate({ description: "End of the payment window (UTC)." }),
+    kind: Schema.Literals(["create", "extension"]),
+    paymentChannel: Schema.String,
+  }),
+)
+
+/** One histories item; an action may add its own facts (reason, fields, occurrenceEventId). */
+export const MeetingHistory = id("MeetingHistory")(
+  Schema.Struct({
+    action: Schema.String,
+    at: DateTime.annotate({ description: "UTC instant of the change." }),
+    by: Schema.optionalKey(
+      Schema.String.annotate({ description: "Acting user; absent for automatic changes." }),
+    ),
+  }),
+)
+
+const PriceSummary = Schema.Struct({
+  subtotal: Schema.Number,
+  total: Schema.Number,
+  discounts: Schema.Array(
+    Schema.Struct({ code: Schema.String, value: Schema.Number, name: Schema.String }),
+  ),
+})
+
+/** The 200 answer of a draft (draft: true) create or update: a preview, nothing written. */
+export const MeetingDraft = id("MeetingDraft")(
+  Schema.Struct({
+    draft: Schema.Literal(true),
+    meetingRoomId: Schema.optionalKey(Schema.String),
+    meetingRoomName: Schema.optionalKey(Schema.String),
+    deskId: Schema.optionalKey(Schema.String),
+    startDateTime: DateTime,
+    endDateTime: DateTime,
+    status: Schema.Literals(["active", "unpaid"]),
+    available: Schema.Boolean,
+    summary: PriceSummary,
+    price: PriceSummary,
+    amount: Schema.Number,
+    occurrences: Schema.optionalKey(Int),
+    draftEndDateTimes: Schema.optionalKey(
+      Schema.Array(
+        Schema.Struct({
+          endDateTime: DateTime,
+          available: Schema.Boolean,
+          unavailableReason: Schema.optionalKey(
+            Schema.Literals(["SLOT_TAKEN", "OPERATING_HOURS", "BREAK_TIME", "BOOKING_RULES"]),
+          ),
+          summary: PriceSummary,
+          price: PriceSummary,
+          amount: Schema.Number,
+          violations: Schema.Array(Schema.String),
+        }),
+      ),
+    ),
+  }),
+)
 
 export const Meeting = id("Meeting")(
   Schema.Struct({
@@ -191,12 +284,34 @@ export const Meeting = id("Meeting")(
     ),
     estimatedAttendance: Schema.optionalKey(Schema.Number),
     payment: Schema.optionalKey(Payment),
-    billingSummaries: Schema.Array(Schema.Unknown),
-    histories: Schema.Array(Schema.Unknown),
+    billingSummaries: Schema.Array(BillingSummary),
+    histories: Schema.Array(MeetingHistory),
     checkInDateTime: Schema.optionalKey(Schema.NullOr(DateTime)),
+    checkIns: Schema.Array(
+      Schema.Struct({ userId: NullableString, checkInDateTime: DateTime }),
+    ).annotate({ description: "Every check-in of the shown occurrence, oldest first." }),
     checkOutDateTime: Schema.optionalKey(Schema.NullOr(DateTime)),
     recurrence: Schema.optionalKey(
-      Schema.String.annotate({ description: "RRULE of a recurring series." }),
+      Schema.String.annotate({
+        description:
+          "RRULE of a recurring series (RFC 5545, without the RRULE: prefix). With recurrenceStart " +
+          "(DTSTART), recurrenceEnd (DTEND) and recurrenceTimeZone (TZID) it reproduces the series: " +
+          "the master's startDateTime rolls forward to the current occurrence.",
+      }),
+    ),
+    recurrenceStart: Schema.optionalKey(
+      DateTime.annotate({
+        description: "Series only: start of the first occurrence (DTSTART), never rolled forward.",
+      }),
+    ),
+    recurrenceEnd: Schema.optionalKey(
+      DateTime.annotate({ description: "Series only: end of the first occurrence (DTEND)." }),
+    ),
+    recurrenceTimeZone: Schema.optionalKey(
+      Schema.String.annotate({
+        description:
+          "Series only: IANA zone the rule is expanded in (TZID); occurrences keep the local time of day.",
+      }),
     ),
     seriesMasterId: Schema.optionalKey(
       Schema.String.annotate({

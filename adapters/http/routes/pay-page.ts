@@ -12,6 +12,7 @@ import { payPageModel, settlePayment } from "../../payments/payment-service.ts"
 import type { Services } from "../../runtime/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
+import { nulViolations } from "../validation.ts"
 
 /**
  * GET/POST /pay/{paymentId}: the sandbox gateway's hosted page (operator contract section 4).
@@ -78,6 +79,8 @@ export const payPageRoutes = (s: Services) => {
     // Payment ids are ObjectIds; anything else names no payment (and never reaches SQL).
     if (!OBJECT_ID_PATTERN.test(paymentId)) return html(c, renderNotFoundPage(), 404)
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>)
+    const nul = nulViolations(form)
+    if (nul.length > 0) return html(c, renderBadRequestPage(nul.join("; ")), 400)
     const outcome = form["outcome"]
     if (outcome !== "paid" && outcome !== "failed")
       return html(c, renderBadRequestPage('outcome: must be "paid" or "failed"'), 400)

@@ -1,10 +1,10 @@
 import { Schema } from "effect"
 import { ObjectId } from "../../../core/shared/ids.ts"
-import { noNul, OffsetDateTime, QueryInt, TimePeriod } from "./meeting-requests.ts"
+import { OffsetDateTime, QueryInt, TimePeriod } from "./meeting-requests.ts"
 
 /** Query shapes of GET /meeting-rooms and GET /desks (spec Endpoints: Meeting rooms, Desks). */
 
-const Name = Schema.String.check(Schema.isMaxLength(200, { message: "must be at most 200 characters" }), noNul)
+const Name = Schema.String.check(Schema.isMaxLength(200, { message: "must be at most 200 characters" }))
 
 export const ListRoomsQuery = Schema.Struct({
   projectId: ObjectId,

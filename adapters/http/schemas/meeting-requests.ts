@@ -3,7 +3,7 @@ import { BOOKING_STATUSES } from "../../../core/booking/state.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
 import { decodeOrFail } from "../validation.ts"
-import { noNul, OffsetDateTime } from "./text-rules.ts"
+import { OffsetDateTime, QueryInt } from "./text-rules.ts"
 
 /**
  * Request shapes of the Meetings endpoints (spec CreateMeetingRequest, UpdateMeetingRequest,
@@ -11,7 +11,7 @@ import { noNul, OffsetDateTime } from "./text-rules.ts"
  * together ("exactly one of") are the *CrossErrors functions, so one 400 lists both kinds.
  */
 
-export { noNul, OffsetDateTime }
+export { OffsetDateTime, QueryInt }
 
 const Email = Schema.String.check(
   Schema.isPattern(/^[^@\s\u0000]+@[^@\s\u0000]+\.[^@\s\u0000]+$/, { message: "must be an email address" }),
@@ -19,7 +19,7 @@ const Email = Schema.String.check(
 )
 
 export const Text = (max: number) =>
-  Schema.String.check(Schema.isMaxLength(max, { message: `must be at most ${max} characters` }), noNul)
+  Schema.String.check(Schema.isMaxLength(max, { message: `must be at most ${max} characters` }))
 
 // The spec says "integer, min 0"; the cap keeps it inside a PostgreSQL integer.
 const NonNegativeInt = Schema.Number.check(
@@ -36,7 +36,6 @@ export const PAYMENT_CHANNELS = ["prompt-pay", "credit-card", "alipay", "true-mo
 const HttpUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/i, { message: "must be an absolute http(s) URI" }),
   Schema.isMaxLength(2048),
-  noNul,
 )
 
 export const AttendeeInput = Schema.Struct({
@@ -130,16 +129,6 @@ export const MeetingActionRequest = Schema.Struct({
 export const RejectMeetingRequest = Schema.Struct({
   reason: Schema.optionalKey(Text(1000)),
 })
-
-/** A query integer within [min, max], given as a decimal string. */
-export const QueryInt = (min: number, max: number) =>
-  Schema.String.check(
-    Schema.makeFilter(
-      (text: string) =>
-        (/^\d{1,9}$/.test(text) && Number(text) >= min && Number(text) <= max) ||
-        `must be an integer between ${min} and ${max}`,
-    ),
-  )
 
 export const ASSET_TYPES = ["room", "desk"] as const
 

@@ -10,14 +10,8 @@ import { OffsetDateTime } from "./text-rules.ts"
  * meaning (unit, face), so a client sending null elsewhere learns it was not applied.
  */
 
-/** PostgreSQL text cannot hold NUL; refusing it here keeps it a 400 rather than a 500. */
-const NO_NUL = Schema.makeFilter((s: string) =>
-  s.includes("\u0000") ? "must not contain NUL characters" : undefined,
-)
-
 const Text = (min: number, max: number) =>
   Schema.String.check(
-    NO_NUL,
     Schema.makeFilter((s: string) =>
       s.length < min
         ? min === 1
@@ -30,7 +24,6 @@ const Text = (min: number, max: number) =>
   )
 
 const Email = Schema.String.check(
-  NO_NUL,
   Schema.isPattern(/^\s*[^@\s]+@[^@\s]+\.[^@\s]+\s*$/, { message: "must be an email address" }),
   Schema.isMaxLength(320, { message: "must be at most 320 characters" }),
 )

@@ -9,7 +9,26 @@ export const OffsetDateTime = Schema.String.check(
   }),
 )
 
-/** PostgreSQL text and jsonb cannot hold U+0000: refused here, not as a database error. */
-export const noNul = Schema.makeFilter(
-  (text: string) => !text.includes("\u0000") || "must not contain NUL characters",
-)
+/** Query integers arrive as text; their bounds are kept so the document still says integer. */
+const queryIntegers = new WeakMap<object, { readonly minimum: number; readonly maximum: number }>()
+
+/** A query integer within [min, max], given as a decimal string. */
+export const QueryInt = (min: number, max: number) => {
+  const schema = Schema.String.check(
+    Schema.makeFilter(
+      (text: string) =>
+        (/^\d{1,9}$/.test(text) && Number(text) >= min && Number(text) <= max) ||
+        `must be an integer between ${min} and ${max}`,
+    ),
+  )
+  queryIntegers.set(schema, { minimum: min, maximum: max })
+  return schema
+}
+
+/** The bounds of a QueryInt field (also inside optionalKey), for the OpenAPI document. */
+export const queryIntegerBounds = (
+  field: unknown,
+): { readonly minimum: number; readonly maximum: number } | undefined => {
+  if ((typeof field !== "object" && typeof field !== "function") || field === null) return undefined
+  return queryIntegers.get(field) ?? queryIntegerBounds((field as { readonly schema?: unknown }).schema)
+}

@@ -1,10 +1,7 @@
 import { Schema } from "effect"
 
-// PostgreSQL text cannot hold U+0000: refused here (400), not by the database (500).
-const NonEmpty = Schema.String.check(
-  Schema.isMinLength(1),
-  Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain NUL characters"),
-)
+// U+0000 is refused for every body at decode time (adapters/http/validation.ts).
+const NonEmpty = Schema.String.check(Schema.isMinLength(1))
 
 export const GrantType = Schema.Literals([
   "app_credentials",

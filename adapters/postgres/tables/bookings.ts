@@ -97,7 +97,7 @@ export const bookingHistoriesTable = pgTable(
     by: text("by"),
     /** Extra facts: occurrenceEventId for a series, a reject reason, changed fields. */
     data: jsonb("data").$type<Record<string, unknown>>(),
-    createdAt: instant("created_at").notNull().defaultNow(),
+    createdAt: instant("created_at").notNull(),
   },
   (t) => [index("booking_histories_booking_idx").on(t.bookingId, t.at)],
 )
@@ -117,7 +117,7 @@ export const outboxEventsTable = pgTable(
     /** The core domain event (core/events/domain-events.ts) plus context. */
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
     occurredAt: instant("occurred_at").notNull(),
-    createdAt: instant("created_at").notNull().defaultNow(),
+    createdAt: instant("created_at").notNull(),
   },
   (t) => [index("outbox_events_created_idx").on(t.createdAt)],
 )

@@ -4,6 +4,6 @@ import { text, timestamp } from "drizzle-orm/pg-core"
 export const oid = (name: string) => text(name)
 export const instant = (name: string) => timestamp(name, { withTimezone: true, mode: "date" })
 export const timestamps = {
-  createdAt: instant("created_at").notNull().defaultNow(),
-  updatedAt: instant("updated_at").notNull().defaultNow(),
+  createdAt: instant("created_at").notNull(),
+  updatedAt: instant("updated_at").notNull(),
 }

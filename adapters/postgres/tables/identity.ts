@@ -113,7 +113,7 @@ export const tokensTable = pgTable(
     projectId: oid("project_id").references(() => projectsTable.id),
     expiresAt: instant("expires_at").notNull(),
     revokedAt: instant("revoked_at"),
-    createdAt: instant("created_at").notNull().defaultNow(),
+    createdAt: instant("created_at").notNull(),
   },
   (t) => [uniqueIndex("tokens_hash_uq").on(t.tokenHash), index("tokens_expiry_idx").on(t.expiresAt)],
 )

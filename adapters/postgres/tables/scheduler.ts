@@ -30,7 +30,7 @@ export const scheduledTicksTable = pgTable(
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     firedAt: instant("fired_at"),
-    createdAt: instant("created_at").notNull().defaultNow(),
+    createdAt: instant("created_at").notNull(),
   },
   (t) => [
     uniqueIndex("scheduled_ticks_booking_kind_due_uq").on(t.bookingId, t.kind, t.dueAt),

@@ -64,5 +64,5 @@ export const webhookDeliveriesTable = pgTable(
  */
 export const webhookOutboxQueueTable = pgTable("webhook_outbox_queue", {
   eventId: oid("event_id").primaryKey(),
-  createdAt: instant("created_at").notNull().defaultNow(),
+  createdAt: instant("created_at").notNull(),
 })

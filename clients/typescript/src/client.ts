@@ -4,6 +4,7 @@ import type {
   CalendarQuery,
   CreateMeetingRequest,
   Desk,
+  DeskDetail,
   Envelope,
   ListDesksQuery,
   ListMeetingsQuery,
@@ -11,6 +12,7 @@ import type {
   Meeting,
   MeetingActionRequest,
   MeetingRoom,
+  MeetingRoomDetail,
   Page,
   PartnerCredentials,
   PartnerCredentialsRequest,
@@ -359,13 +361,13 @@ export class KeyspaceClient {
     /** Search rooms; with startDateTime and endDateTime only free ones come back. */
     list: (query: ListRoomsQuery) => this.data<MeetingRoom[]>("GET", "/meeting-rooms", { query }),
     get: (id: string, query: CalendarQuery = {}) =>
-      this.data<MeetingRoom>("GET", `/meeting-rooms/${enc(id)}`, { query }),
+      this.data<MeetingRoomDetail>("GET", `/meeting-rooms/${enc(id)}`, { query }),
   }
 
   readonly desks = {
     list: (query: ListDesksQuery = {}) => this.page<Desk>("/desks", query),
     get: (id: string, query: CalendarQuery = {}) =>
-      this.data<Desk>("GET", `/desks/${enc(id)}`, { query }),
+      this.data<DeskDetail>("GET", `/desks/${enc(id)}`, { query }),
   }
 
   readonly meetings = {

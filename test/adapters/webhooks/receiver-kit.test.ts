@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { verifyDelivery, verifyJwt } from "../../../adapters/webhooks/receiver-kit.ts"
+import { verifyDelivery, verifyJwt } from "../../../clients/typescript/src/webhooks.ts"
 import { signReceiverJwt } from "../../../adapters/webhooks/receiver-jwt.ts"
 import { sign } from "../../../adapters/webhooks/signer.ts"
 

@@ -6,6 +6,7 @@ import {
   assetRuleViolations,
   hoursOn,
   resolveTimePeriod,
+  searchVerdict,
   unavailableReason,
 } from "../../../core/booking/asset-rules.ts"
 
@@ -319,5 +320,37 @@ describe("properties", () => {
         },
       ),
     )
+  })
+})
+
+describe("availability search verdict (issue 14.3): offered only when create's rules pass", () => {
+  const verdict = (kind: "room" | "desk", status: string, start: string, end: string, config: AssetConfig = week) =>
+    searchVerdict(config, TZ, at(start), at(end), NOW, kind, status)
+
+  it("a property: offered without a reason exactly when the status and every asset rule allow the booking", () => {
+    const hours = fc.integer({ min: -48, max: 24 * 12 })
+    fc.assert(
+      fc.property(fc.constantFrom("room", "desk"), fc.constantFrom("active", "inactive", "suspended", "reserved"), hours, fc.integer({ min: 1, max: 30 * 60 }), (kind, status, startHour, minutes) => {
+        const start = NOW + startHour * 3_600_000
+        const end = start + minutes * 60_000
+        const config: AssetConfig = { ...week, maxDurationMinutes: 240, maxAdvanceBookingDays: 7, minimumLeadTime: { hours: 1 } }
+        const v = searchVerdict(config, TZ, start, end, NOW, kind, status)
+        const statusOk = kind === "room" ? status === "active" : !["inactive", "suspended"].includes(status)
+        const bookable = statusOk && assetRuleViolations(config, TZ, start, end, NOW, kind).length === 0
+        expect(v._tag === "Offered" && v.reason === undefined).toBe(bookable)
+        if (kind === "desk") expect(v._tag === "Offered" && v.reason !== undefined).toBe(false)
+      }),
+    )
+  })
+
+  it("rooms outside hours or in a break keep the spec's reason; a broken rule without a reason leaves them out", () => {
+    expect(verdict("room", "active", "2025-01-06T19:00", "2025-01-06T20:00")).toEqual({ _tag: "Offered", reason: "OPERATING_HOURS" })
+    expect(verdict("room", "active", "2025-01-06T12:00", "2025-01-06T12:30")).toEqual({ _tag: "Offered", reason: "BREAK_TIME" })
+    expect(verdict("room", "inactive", "2025-01-06T09:00", "2025-01-06T10:00")).toEqual({ _tag: "LeftOut" })
+    // In the past (NOW is 2025-01-01 08:00).
+    expect(verdict("room", "active", "2024-12-31T09:00", "2024-12-31T10:00")).toEqual({ _tag: "LeftOut" })
+    expect(verdict("room", "active", "2025-01-06T09:00", "2025-01-06T11:00", { ...week, maxDurationMinutes: 60 })).toEqual({ _tag: "LeftOut" })
+    expect(verdict("desk", "active", "2025-01-06T19:00", "2025-01-06T20:00")).toEqual({ _tag: "LeftOut" })
+    expect(verdict("desk", "reserved", "2025-01-06T09:00", "2025-01-06T10:00")).toEqual({ _tag: "Offered" })
   })
 })

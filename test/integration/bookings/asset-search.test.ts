@@ -169,12 +169,13 @@ describe.each(ENGINES)("rooms and desks search on %s", (engine) => {
       expect((await desks({ status: "broken" })).status).toBe(400)
       expect((await desks({ projectId: w.far.id })).status).toBe(403)
     })
+    // Desk 4 is suspended: it cannot be booked, so availability leaves it out (issue 14.3).
     it("availability removes booked desks and meta.total counts the free ones", async () => {
       const res = await desks({ startDateTime: at(1, "09:00"), endDateTime: at(1, "10:00") })
-      expect(res.body.data.map((d: any) => d.name)).toEqual(["Desk 2", "Desk 3", "Desk 4"])
-      expect(res.body.meta.total).toBe(3)
+      expect(res.body.data.map((d: any) => d.name)).toEqual(["Desk 2", "Desk 3"])
+      expect(res.body.meta.total).toBe(2)
       const page = await desks({ startDateTime: at(1, "09:00"), endDateTime: at(1, "10:00"), limit: 1, offset: 1 })
-      expect(page.body).toMatchObject({ data: [{ name: "Desk 3" }], meta: { limit: 1, offset: 1, total: 3 } })
+      expect(page.body).toMatchObject({ data: [{ name: "Desk 3" }], meta: { limit: 1, offset: 1, total: 2 } })
     })
     it("timePeriod is resolved against each desk's hours", async () => {
       const afternoon = await desks({ startDateTime: at(1, "00:00"), timePeriod: "afternoon", statuses: ["active"] })

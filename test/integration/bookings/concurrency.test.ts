@@ -48,9 +48,9 @@ describe.each(ENGINES)("no double booking by construction on %s", (engine) => {
       sql`select booking_id from booking_slots where asset_id = ${w.hq.rooms.race} and status = 'active' limit 1`,
     )
     const insert = h.booted.services.database.db.execute(
-      sql`insert into booking_slots (id, booking_id, project_id, asset_id, start_at, end_at, status)
+      sql`insert into booking_slots (id, booking_id, project_id, asset_id, start_at, end_at, status, created_at, updated_at)
           values ('ffffffffffffffffffffffff', ${slot!.booking_id}, ${w.hq.id}, ${w.hq.rooms.race},
-                  '2030-01-08T03:30:00Z', '2030-01-08T03:45:00Z', 'unpaid')`,
+                  '2030-01-08T03:30:00Z', '2030-01-08T03:45:00Z', 'unpaid', '2030-01-07T02:00:00Z', '2030-01-07T02:00:00Z')`,
     )
     await expect(insert).rejects.toMatchObject({ cause: { code: "23P01" } })
   })

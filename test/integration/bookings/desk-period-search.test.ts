@@ -88,14 +88,16 @@ describe.each(ENGINES)("desk timePeriod search over several configs on %s", (eng
     expect(await desks({ timePeriod: "allDay", limit: 0 })).toEqual({ names: [], total: 4 })
   })
 
+  // Desk 5 is closed until 13:00, so it cannot be booked for the window and is left out
+  // (issue 14.3); Desk 2 is booked, Desk 6 is free again from 08:00.
   it("a window with endDateTime pages in SQL the same way", async () => {
     const window = { endDateTime: at(1, "09:00") }
-    expect(await desks({ ...window, startDateTime: at(1, "07:30") })).toEqual({
-      names: ["Desk 1", "Desk 3", "Desk 4", "Desk 5"],
+    expect(await desks({ ...window, startDateTime: at(1, "08:00") })).toEqual({
+      names: ["Desk 1", "Desk 3", "Desk 4", "Desk 6"],
       total: 4,
     })
-    expect(await desks({ ...window, startDateTime: at(1, "07:30"), limit: 1, offset: 3 })).toEqual({
-      names: ["Desk 5"],
+    expect(await desks({ ...window, startDateTime: at(1, "08:00"), limit: 1, offset: 3 })).toEqual({
+      names: ["Desk 6"],
       total: 4,
     })
   })

@@ -77,7 +77,7 @@ const seed = async (db: Db, o: SeedOptions): Promise<number> => {
     kinds.push(sql`select id, 'pre-end', 5, end_at - ${min(c.preEndMinutes)} from seed_plan where end_at - ${min(c.preEndMinutes)} >= start_at`)
   kinds.push(sql`select id, 'end', 2, end_at from seed_plan`)
   await db.execute(sql`
-    insert into scheduled_ticks (booking_id, kind, rank, due_at, run_at)
-    select t.id, t.kind, t.rank, t.due, t.due from (${sql.join(kinds, sql` union all `)}) as t(id, kind, rank, due)`)
+    insert into scheduled_ticks (booking_id, kind, rank, due_at, run_at, created_at)
+    select t.id, t.kind, t.rank, t.due, t.due, ${iso(o.createdAt)}::timestamptz from (${sql.join(kinds, sql` union all `)}) as t(id, kind, rank, due)`)
   return o.roomIds.length * o.perRoom
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { recordBookingEvents } from "../../../adapters/postgres/outbox.ts"
-import { verifyDelivery } from "../../../adapters/webhooks/receiver-kit.ts"
+import { verifyDelivery } from "../../../clients/typescript/src/webhooks.ts"
 import type { Manifest } from "../../../core/tenancy/manifest.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eq } from "drizzle-orm"
 import { webhooksTable } from "../../../adapters/postgres/tables/identity.ts"
-import { verifyDelivery } from "../../../adapters/webhooks/receiver-kit.ts"
+import { verifyDelivery } from "../../../clients/typescript/src/webhooks.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 import { SECRET, applyHooks, clockNow, deliveriesOf, eventually, hostCancelled, publish } from "./fixtures.ts"

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { verifyDelivery, verifyJwt } from "../../../adapters/webhooks/receiver-kit.ts"
+import { verifyDelivery, verifyJwt } from "../../../clients/typescript/src/webhooks.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 import {

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { webhooksTable } from "../../../adapters/postgres/tables/identity.ts"
-import { verifyDelivery } from "../../../adapters/webhooks/receiver-kit.ts"
+import { verifyDelivery } from "../../../clients/typescript/src/webhooks.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 import { SECRET, applyHooks, clockNow, deliveriesOf, eventually, hostCancelled, publish, webhookManifest } from "./fixtures.ts"
 import { makeTestCertificate, startHttpsReceiver, startReceiver, type Receiver, type TestCertificate } from "./receiver.ts"

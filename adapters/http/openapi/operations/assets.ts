@@ -7,7 +7,7 @@ import {
   ListRoomsQuery,
 } from "../../schemas/asset-queries.ts"
 import { defineGroup } from "../operation.ts"
-import { Desk, MeetingRoom, ObjectId } from "../resource-schemas.ts"
+import { Desk, DeskDetail, MeetingRoom, MeetingRoomDetail, ObjectId } from "../resource-schemas.ts"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 
@@ -39,7 +39,7 @@ export const assetsGroup = defineGroup({
       security: "bearer",
       pathParams: IdParam,
       query: CalendarQuery,
-      responses: [{ status: 200, description: "The room.", data: MeetingRoom }],
+      responses: [{ status: 200, description: "The room and its booking calendar.", data: MeetingRoomDetail }],
       errors: ["NotFound", "Forbidden"],
     },
     {
@@ -73,7 +73,7 @@ export const assetsGroup = defineGroup({
       security: "bearer",
       pathParams: IdParam,
       query: CalendarQuery,
-      responses: [{ status: 200, description: "The desk.", data: Desk }],
+      responses: [{ status: 200, description: "The desk and its booking calendar.", data: DeskDetail }],
       errors: ["NotFound", "Forbidden"],
     },
   ],

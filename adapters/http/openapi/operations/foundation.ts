@@ -117,7 +117,13 @@ export const serviceGroup = defineGroup({
       tag: "Service",
       summary: "This OpenAPI 3.1 document",
       security: "none",
-      responses: [{ status: 200, description: "The document.", contentType: "application/json" }],
+      responses: [
+        {
+          status: 200,
+          description: "The document (an OpenAPI 3.1 object).",
+          raw: Schema.Record(Schema.String, Schema.Unknown),
+        },
+      ],
     },
     {
       method: "get",

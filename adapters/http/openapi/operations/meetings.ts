@@ -8,7 +8,7 @@ import {
   UpdateMeetingRequest,
 } from "../../schemas/meeting-requests.ts"
 import { defineGroup, type ApiOperation } from "../operation.ts"
-import { Meeting, ObjectId } from "../resource-schemas.ts"
+import { Meeting, MeetingDraft, ObjectId } from "../resource-schemas.ts"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 const ActionBody = MeetingActionRequest.annotate({ identifier: "MeetingActionRequest" })
@@ -88,7 +88,7 @@ export const meetingsGroup = defineGroup({
         {
           status: 200,
           description: "draft true: price preview, nothing created.",
-          data: Schema.Unknown,
+          data: MeetingDraft,
         },
       ],
       errors: ["BookingRuleViolated", "NotFound", "Forbidden", "SlotTaken", "TooManyUnpaidHolds"],
@@ -147,7 +147,11 @@ export const meetingsGroup = defineGroup({
         },
       },
       responses: [
-        { status: 200, description: "The updated Meeting (or a draft preview).", data: Meeting },
+        {
+          status: 200,
+          description: "The updated Meeting, or with draft true a preview (nothing changed).",
+          data: Schema.Union([Meeting, MeetingDraft]),
+        },
       ],
       errors: [
         "BookingRuleViolated",
