@@ -1,27 +1,35 @@
 import { eq } from "drizzle-orm"
 import { NotFound } from "../../core/shared/errors.ts"
-import type { Queryable } from "../postgres/database.ts"
+import { bumpVersion, SCOPES } from "../coherence/versions.ts"
+import type { Db } from "../postgres/database.ts"
 import { appsTable } from "../postgres/schema.ts"
 import { hashSecret, newOpaqueToken } from "./secret-hash.ts"
 
 /**
  * Rotates an app's secret (POST /admin/v1/apps/{appId}/secret): the new secret is returned once
- * and only its hash is kept, as for the manifest. The old secret stops working at once; tokens
- * already issued stay valid until they expire (rotation must not break a running integration
- * mid-request; revoke by waiting out KEYSPACE_ACCESS_TOKEN_TTL).
+ * and only its hash is kept, as for the manifest. The old secret stops working at once on every
+ * process: the update bumps the manifest's coherence version in the same transaction (the
+ * manifest scope covers apps and their secrets), so a cache keyed on app credentials anywhere
+ * drops them when it commits. Tokens already issued stay valid until they expire (rotation must
+ * not break a running integration mid-request; revoke by waiting out KEYSPACE_ACCESS_TOKEN_TTL).
  */
 export const rotateAppSecret = async (
-  db: Queryable,
+  db: Db,
   appId: string,
   now: number,
   chosen?: string,
 ): Promise<{ appId: string; appSecret: string }> => {
   const appSecret = chosen ?? newOpaqueToken()
-  const updated = await db
-    .update(appsTable)
-    .set({ secretHash: await hashSecret(appSecret), updatedAt: new Date(now) })
-    .where(eq(appsTable.appId, appId))
-    .returning({ id: appsTable.id })
-  if (updated.length === 0) throw new NotFound({ entity: "app", id: appId })
+  // Hashed before the transaction opens: the hash is deliberately slow and holds no lock.
+  const secretHash = await hashSecret(appSecret)
+  await db.transaction(async (tx) => {
+    const updated = await tx
+      .update(appsTable)
+      .set({ secretHash, updatedAt: new Date(now) })
+      .where(eq(appsTable.appId, appId))
+      .returning({ id: appsTable.id })
+    if (updated.length === 0) throw new NotFound({ entity: "app", id: appId })
+    await bumpVersion(tx, SCOPES.manifest)
+  })
   return { appId, appSecret }
 }

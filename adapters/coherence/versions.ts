@@ -20,7 +20,10 @@ import type { Logger } from "../runtime/logger.ts"
 export const COHERENCE_CHANNEL = "keyspace_coherence"
 
 export const SCOPES = {
-  /** PUT /admin/v1/manifest: projects, assets and their config, apps and secrets, webhooks. */
+  /**
+   * PUT /admin/v1/manifest: projects, assets and their config, apps and secrets, webhooks; also
+   * POST /admin/v1/apps/{appId}/secret (a rotated secret is a change to the apps it covers).
+   */
   manifest: "manifest",
 } as const
 
