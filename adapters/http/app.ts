@@ -14,6 +14,12 @@ import { observeRequests } from "../observability/http-observer.ts"
 import { docsRoutes } from "./routes/docs.ts"
 import { metricsRoutes } from "./routes/metrics.ts"
 
+/** What @hono/node-server passes as `c.env` (typed structurally: no node: import here). */
+interface NodeBindings {
+  readonly incoming: { readonly headers: Record<string, string | string[] | undefined> }
+  readonly outgoing: { setHeader: (name: string, value: string) => unknown }
+}
+
 /** A surface mounted under the bearer-token middleware (bookings, partner members, ...). */
 export interface Surface {
   readonly path: string
@@ -34,24 +40,34 @@ export interface AppParts {
 export const makeApp = (s: Services, parts: AppParts = {}) => {
   const app = new Hono<AppEnv>()
 
-  app.use(async (c, next) => {
-    const requestId = c.req.header("x-request-id")?.slice(0, 64) || crypto.randomUUID()
-    c.set("requestId", requestId)
-    c.set("logger", s.logger.child({ requestId }))
-    c.header("X-Request-Id", requestId)
-    await next()
-  })
   // One request log line and the request metrics per request; the request id on every line.
-  app.use(
-    observeRequests({ logger: s.logger, metrics: s.metrics, tracer: s.tracer, requestId: (c) => c.get("requestId") }),
-  )
+  const observe = observeRequests({ logger: s.logger, metrics: s.metrics, tracer: s.tracer, requestId: (c) => c.get("requestId") })
   // Refuse oversized bodies while streaming, before buffering them (Content-Length or not).
-  app.use(
-    bodyLimit({
-      maxSize: s.config.maxBodyBytes,
-      onError: (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413),
-    }),
-  )
+  const limitBody = bodyLimit({
+    maxSize: s.config.maxBodyBytes,
+    onError: (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413),
+  })
+  // Request id, observation and body limit run as one middleware: each middleware level is
+  // a closure and a promise per request, and this chain runs for every request.
+  app.use((c, next) => {
+    // On Node the adapter hands over the raw request and response: reading and writing the
+    // header there avoids building a fetch Headers object for each (most of a trivial route's
+    // cost). Other runtimes, and in-process `app.request`, take the portable path.
+    const node = (c.env as NodeBindings | undefined)?.outgoing ? (c.env as NodeBindings) : undefined
+    const sent = node ? node.incoming.headers["x-request-id"] : c.req.header("x-request-id")
+    const requestId = (typeof sent === "string" ? sent.slice(0, 64) : "") || crypto.randomUUID()
+    c.set("requestId", requestId)
+    if (node) node.outgoing.setHeader("x-request-id", requestId)
+    else c.header("X-Request-Id", requestId)
+    // GET and HEAD have no body in fetch semantics (`raw.body` is null), and asking for it
+    // makes the Node adapter build a full undici Request: no limit to check for them.
+    if (c.req.method === "GET" || c.req.method === "HEAD") return observe(c, next)
+    return observe(c, async () => {
+      // A refusal comes back as the 413 Response (otherwise whatever `next` resolved to).
+      const refused: unknown = await limitBody(c, next)
+      if (refused instanceof Response) c.res = refused
+    })
+  })
 
   app.get("/healthz", (c) => c.json({ status: "ok" }))
   app.route("/", metricsRoutes(s))
@@ -90,7 +106,10 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
       const { body } = toErrorResponse(e)
       return c.json(body, err.status === 413 ? 413 : 400)
     }
-    const logger = c.get("logger") ?? s.logger
+    // The request id comes from the request context when there is one; the child covers errors
+    // raised outside it. Built here only, not per request.
+    const requestId = c.get("requestId")
+    const logger = requestId ? s.logger.child({ requestId }) : s.logger
     logger.log("error", "unhandled error", {
       method: c.req.method,
       path: c.req.path,
