@@ -28,7 +28,7 @@ import { lapseUnpaidBooking } from "../payments/payment-lapse.ts"
 import type { Services } from "../runtime/services.ts"
 import { DEFERRED, type ApplyTick } from "./embedded.ts"
 import { lifecycleSchedulerOf } from "./registry.ts"
-import { markTickFired, replaceOccurrenceTicks, scheduleTicks, timelineBookingOf } from "./ticks.ts"
+import { markTickFired, replaceOccurrenceTicks, scheduleNewTicks, scheduleTicks, timelineBookingOf } from "./ticks.ts"
 
 /**
  * The bridge between stored bookings and the scheduler: what the booking use cases call in
@@ -95,6 +95,8 @@ export const scheduleStoredBooking = async (
     readonly meetingConfig?: ResolvedMeetingConfig
     /** Only these occurrences changed (a series action); default: the whole booking. */
     readonly occurrenceIndexes?: ReadonlyArray<number>
+    /** The booking was created in this transaction: it has no ticks to replace yet. */
+    readonly created?: boolean
   } = {},
 ): Promise<void> => {
   const config = options.meetingConfig ?? (await meetingConfigOf(tx, stored))
@@ -102,7 +104,8 @@ export const scheduleStoredBooking = async (
   const slots = only === undefined ? stored.slots : stored.slots.filter((x) => only.includes(x.occurrenceIndex))
   const expiry = await paymentExpiryOf(s, tx, stored)
   const snapshots = slots.map((slot) => snapshotOf(stored.row, slot, config, expiry))
-  if (only === undefined) await scheduleTicks(tx, stored.row.id, snapshots, s.clock.now())
+  if (options.created) await scheduleNewTicks(tx, stored.row.id, snapshots, s.clock.now())
+  else if (only === undefined) await scheduleTicks(tx, stored.row.id, snapshots, s.clock.now())
   else await replaceOccurrenceTicks(tx, stored.row.id, snapshots, s.clock.now())
 }
 

@@ -8,7 +8,7 @@ import {
   type TimelineBooking,
 } from "../../core/booking/timeline.ts"
 import type { BookingTick, LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
-import { execute, type Queryable } from "../postgres/database.ts"
+import { execute, wakeAfterCommit, type Queryable } from "../postgres/database.ts"
 
 /**
  * The scheduled_ticks table as the booking code and both scheduler adapters use it: write a
@@ -65,6 +65,14 @@ export const scheduleTicks = (
   now: number,
 ): Promise<void> => writeTicks(tx, bookingId, snapshots, now, undefined)
 
+/** Same, for a booking created in this transaction: nothing to drop first. */
+export const scheduleNewTicks = (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+): Promise<void> => writeTicks(tx, bookingId, snapshots, now, [])
+
 /** Same, for some occurrences of a series only: the other occurrences' ticks stay. */
 export const replaceOccurrenceTicks = (
   tx: Queryable,
@@ -117,7 +125,7 @@ const writeTicks = async (
     insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at)
     values ${values}
     on conflict (booking_id, kind, due_at) do nothing`)
-  await notifyTicks(tx, rows[0]!.dueAt)
+  notifyTicks(tx)
 }
 
 /**
@@ -144,11 +152,9 @@ export const dropBookingTicks = async (tx: Queryable, bookingId: string): Promis
   )
 }
 
-// PGlite is one process and has no use for NOTIFY; postgres-js and PGlite both accept it,
-// so the statement is the same on both engines and costs nothing without listeners.
-const notifyTicks = async (tx: Queryable, earliestDueAt: number): Promise<void> => {
-  await tx.execute(sql`select pg_notify(${TICKS_CHANNEL}, ${String(earliestDueAt)})`)
-}
+// Workers here and in other processes are woken after the commit (database.ts), not by a
+// NOTIFY inside the booking transaction.
+const notifyTicks = (tx: Queryable): void => wakeAfterCommit(tx, TICKS_CHANNEL)
 
 /** A claimed row. */
 export interface ClaimedTick extends BookingTick {
