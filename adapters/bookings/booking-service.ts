@@ -49,6 +49,7 @@ import {
   loadBooking,
   saveTransition,
   toCoreBooking,
+  type HistoryRow,
   type SlotRow,
   type StoredBooking,
 } from "../postgres/booking-repo.ts"
@@ -62,7 +63,7 @@ import {
 } from "../postgres/schema.ts"
 import type { Services } from "../runtime/services.ts"
 import { lifecycleCommitted, scheduleStoredBooking } from "../scheduler/apply-tick.ts"
-import { assetConfigOf, findAsset, projectsById, requireProjectScope, type ProjectInfo } from "./asset-queries.ts"
+import { assetConfigOf, findAsset, findAssetCached, projectsById, requireProjectScope, type ProjectInfo } from "./asset-queries.ts"
 import { meetingView, type MeetingView } from "./meeting-view.ts"
 import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
 import { priceOf } from "./pricing-glue.ts"
@@ -118,6 +119,17 @@ export const organizerOf = async (q: Queryable, principal: Principal): Promise<O
   const name = app?.key ?? app?.appId ?? "app"
   return { userId: actingUserId(principal), name, displayName: name }
 }
+
+/**
+ * organizerOf with the app's service identity cached per app (apps change only through the
+ * manifest; see postgres/cache-epoch.ts). Members are read each time.
+ */
+const organizerFor = async (s: Services, principal: Principal): Promise<Organizer> =>
+  principal.subjectUserId !== undefined
+    ? organizerOf(s.database.db, principal)
+    : (await s.caches
+        .cache<string, Organizer>("app-organizers", { max: 1_000 })
+        .getOrLoad(principal.appId, () => organizerOf(s.database.db, principal)))!
 
 /** Spec rule 6: a project admin is a delegated member whose membership role is admin. */
 export const isProjectAdmin = async (q: Queryable, principal: Principal, projectId: string): Promise<boolean> => {
@@ -227,13 +239,25 @@ export const renderMeeting = async (
   s: Services,
   principal: Principal | "operator",
   stored: StoredBooking,
+  /** What the caller already holds (a create has just written or read all of it). */
+  known: {
+    readonly project?: ProjectInfo
+    readonly assetName?: string | undefined
+    readonly histories?: ReadonlyArray<HistoryRow>
+    readonly payments?: ReadonlyArray<PaymentRow>
+  } = {},
 ): Promise<MeetingView> => {
   const db = s.database.db
-  const project = (await projectsById(db, [stored.row.projectId])).get(stored.row.projectId)
+  const project = known.project ?? (await projectsById(db, [stored.row.projectId])).get(stored.row.projectId)
   const tz = project?.timezone ?? "UTC"
-  const names = stored.row.assetKind === "room" ? await roomNames(db, [stored.row.assetId]) : new Map<string, string>()
-  const histories = (await historiesOf(db, [stored.row.id])).get(stored.row.id) ?? []
-  const payments = (await paymentsOf(db, [stored.row.id])).get(stored.row.id) ?? []
+  const names =
+    stored.row.assetKind !== "room"
+      ? new Map<string, string>()
+      : known.assetName !== undefined
+        ? new Map([[stored.row.assetId, known.assetName]])
+        : await roomNames(db, [stored.row.assetId])
+  const histories = known.histories ?? (await historiesOf(db, [stored.row.id])).get(stored.row.id) ?? []
+  const payments = known.payments ?? (await paymentsOf(db, [stored.row.id])).get(stored.row.id) ?? []
   return meetingView(stored.row, currentSlot(stored, tz, s.clock.now()), {
     timeZone: tz,
     assetName: names.get(stored.row.assetId),
@@ -373,7 +397,7 @@ export const createMeeting = async (
   const db = s.database.db
   const kind: AssetKind = req.meetingRoomId !== undefined ? "room" : "desk"
   const assetId = (req.meetingRoomId ?? req.deskId)!
-  const asset = await findAsset(db, principal, kind, assetId)
+  const asset = await findAssetCached(s, principal, kind, assetId)
   const tz = asset.project.timezone
   const config = assetConfigOf(asset.row.config)
   const paid = isPaid(asset.row.chargeRate)
@@ -431,7 +455,7 @@ export const createMeeting = async (
       }),
     }
 
-  const organizer = await organizerOf(db, principal)
+  const organizer = await organizerFor(s, principal)
   const attendees = await resolveAttendees(db, req.attendees ?? [])
   const created = createBooking(
     {
@@ -477,12 +501,20 @@ export const createMeeting = async (
         assetName: asset.row.name,
         now,
       })
-    await scheduleStoredBooking(s, tx, inserted)
+    // The asset's meetingConfig is in hand; a new booking has no ticks to replace.
+    await scheduleStoredBooking(s, tx, inserted, { meetingConfig: resolveMeetingConfig(config), created: true })
     return inserted
   })
   await lifecycleCommitted(s, stored.row.id, "create")
   s.metrics.bookingStatusChanged("none", stored.row.status)
-  return { created: true, meeting: await renderMeeting(s, principal, stored) }
+  // Rendered from what was just written; only a payment opened in the transaction is read back.
+  const known = {
+    project: asset.project,
+    assetName: asset.row.name,
+    histories: stored.histories,
+    ...(payable ? {} : { payments: [] }),
+  }
+  return { created: true, meeting: await renderMeeting(s, principal, stored, known) }
 }
 
 /** PATCH /meetings/{id}: the core Update on the current occurrence, then asset rules. */

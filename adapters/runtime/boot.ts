@@ -7,6 +7,7 @@ import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
 import { makeTracer } from "../observability/tracing.ts"
+import { makeCaches } from "../postgres/cache-epoch.ts"
 import { openDatabase } from "../postgres/database.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { makeLogger } from "./logger.ts"
@@ -41,6 +42,7 @@ export const boot = async (
     config,
     clock,
     database,
+    caches: makeCaches(database.db),
     newId: () => objectId(Date.now()),
     logger,
     metrics: makeMetrics(),
