@@ -62,7 +62,7 @@ import {
   usersTable,
 } from "../postgres/schema.ts"
 import type { Services } from "../runtime/services.ts"
-import { lifecycleCommitted, scheduleStoredBooking } from "../scheduler/apply-tick.ts"
+import { lifecycleCommitted, newBookingTicksInsert, scheduleStoredBooking } from "../scheduler/apply-tick.ts"
 import { assetConfigOf, findAsset, findAssetCached, projectsById, requireProjectScope, type ProjectInfo } from "./asset-queries.ts"
 import { meetingView, type MeetingView } from "./meeting-view.ts"
 import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
@@ -477,8 +477,12 @@ export const createMeeting = async (
     now,
   )
   if (Result.isFailure(created)) throw created.failure
+  const meetingConfig = resolveMeetingConfig(config)
   const stored = await db.transaction(async (tx) => {
     if (payable) await assertUnpaidHoldAllowed(tx, s, organizer.userId)
+    // A booking that pays later needs its payment's expiry for its ticks; any other one's
+    // ticks need nothing the inserts return and go out in the same round trip.
+    const ticks = payable ? undefined : newBookingTicksInsert(s, tx, created.success.booking, occurrences, meetingConfig)
     const inserted = await insertBooking(tx, s.newId, created.success, occurrences, {
       timePeriod: req.timePeriod,
       // The spec's default channel applies to paid bookings; free ones never pay.
@@ -487,7 +491,7 @@ export const createMeeting = async (
       frontendRedirectUrl: req.frontendRedirectUrl,
       price,
       createdByAppId: principal.appId,
-    })
+    }, ticks)
     // The payment first: its expiredAt is the unpaid-timeout tick's due time.
     if (payable && price !== undefined)
       await openPayment(tx, s, {
@@ -502,7 +506,7 @@ export const createMeeting = async (
         now,
       })
     // The asset's meetingConfig is in hand; a new booking has no ticks to replace.
-    await scheduleStoredBooking(s, tx, inserted, { meetingConfig: resolveMeetingConfig(config), created: true })
+    if (payable) await scheduleStoredBooking(s, tx, inserted, { meetingConfig, created: true })
     return inserted
   })
   await lifecycleCommitted(s, stored.row.id, "create")

@@ -3,7 +3,14 @@ import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.
 import { LIVE_STATUSES, type AssetKind, type Booking, type BookingStatus } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
-import { pgErrorOf, pipeline, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION, type Queryable } from "./database.ts"
+import {
+  pgErrorOf,
+  pipeline,
+  PG_DEADLOCK_DETECTED,
+  PG_EXCLUSION_VIOLATION,
+  type Queryable,
+  type Sendable,
+} from "./database.ts"
 import { outboxInsert, recordBookingEvents } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 
@@ -108,6 +115,8 @@ export const insertBooking = async (
   created: Transitioned,
   occurrences: ReadonlyArray<Occurrence>,
   extras: BookingExtras,
+  /** A statement that needs only the rows written here (the ticks): sent in the same batch. */
+  after?: Sendable<unknown>,
 ): Promise<StoredBooking & { readonly histories: HistoryRow[] }> => {
   const b = created.booking
   const bookingInsert = tx
@@ -164,9 +173,8 @@ export const insertBooking = async (
   // check, see guardSlot), then the rows; what the inserts return is the answer's data.
   let written
   try {
-    written = events
-      ? await pipeline(lockAsset(tx, b.assetId), bookingInsert, slotInsert, historyInsert, events)
-      : await pipeline(lockAsset(tx, b.assetId), bookingInsert, slotInsert, historyInsert)
+    const rest = [...(events ? [events] : []), ...(after ? [after] : [])]
+    written = await pipeline(lockAsset(tx, b.assetId), bookingInsert, slotInsert, historyInsert, ...rest)
   } catch (e) {
     throw slotError(e, b.assetId)
   }

@@ -121,7 +121,10 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
       // Long-lived process: keep prepared statements per connection.
       prepare: true,
     })
-    const waker = makeWaker((channel) => client`select pg_notify(${channel}, '')`)
+    // The payload names the sending process: its own listeners already ran after the commit,
+    // so it ignores its own NOTIFY (no second round of the workers per commit).
+    const self = crypto.randomUUID()
+    const waker = makeWaker((channel) => client`select pg_notify(${channel}, ${self})`)
     const db = withCommitWakes(drizzlePostgres(client, { schema }) as unknown as Db, waker.wake)
     // Several servers may start at once on one database: migrate under an advisory lock.
     const migrator = postgres(options.databaseUrl, { max: 1, onnotice: () => {} })
@@ -136,7 +139,9 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
       engine: "postgres",
       listen: async (channel, onNotify) => {
         const local = waker.addListener(channel, onNotify)
-        const sub = await client.listen(channel, () => onNotify())
+        const sub = await client.listen(channel, (payload) => {
+          if (payload !== self) onNotify()
+        })
         return async () => {
           local()
           await sub.unlisten()
@@ -170,7 +175,7 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
 }
 
 /** A lazy Drizzle query (a builder or `execute(sql)`): `.execute()` sends it. */
-interface Sendable<T> {
+export interface Sendable<T> {
   readonly execute: () => Promise<T>
 }
 

@@ -105,6 +105,20 @@ const writeTicks = async (
     await tx.execute(sql`delete from scheduled_ticks
       where booking_id = ${bookingId} and state = 'pending' and occurrence_index in (${list})`)
   }
+  const insert = ticksInsert(tx, bookingId, snapshots, now)
+  if (insert) await insert
+}
+
+/**
+ * The insert of the ticks of `snapshots` (unsent; undefined when none is due), waking the
+ * workers once the transaction commits. A create sends it in the same round trip as its rows.
+ */
+export const ticksInsert = (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+) => {
   const rows: Array<BookingTick> = []
   for (const snapshot of snapshots) {
     for (const tick of timeline(snapshot.booking, snapshot.config)) {
@@ -112,7 +126,7 @@ const writeTicks = async (
       rows.push({ ...tick, bookingId, occurrenceIndex: snapshot.occurrenceIndex })
     }
   }
-  if (rows.length === 0) return
+  if (rows.length === 0) return undefined
   rows.sort(compareTicks)
   const values = sql.join(
     rows.map(
@@ -121,11 +135,11 @@ const writeTicks = async (
     ),
     sql`, `,
   )
-  await tx.execute(sql`
+  notifyTicks(tx)
+  return tx.execute(sql`
     insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at)
     values ${values}
     on conflict (booking_id, kind, due_at) do nothing`)
-  notifyTicks(tx)
 }
 
 /**
