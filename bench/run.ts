@@ -179,75 +179,41 @@ const seedBookings = async (sql: postgres.Sql, n: number, from: number, day0: nu
   await sql.unsafe("analyze")
 }
 
-// --- the raw-SQL limit of one create ------------------------------------------------------
+// --- the pgbench limit of one create -----------------------------------------------------
 
 /**
- * The statements one `POST /meetings` (free desk, app token) sends, as read from
- * adapters/auth/token-service.ts, adapters/bookings/booking-service.ts, postgres/booking-repo.ts
- * and scheduler/ticks.ts, run directly through the `postgres` driver: token lookup, asset and
- * project, organizer, then one transaction (booking, slot, history, outbox event with its
- * webhook trigger, asset again for meetingConfig, tick replace, tick notify), then the render
- * reads. No validation, no core, no HTTP: the floor under our latency.
+ * The issue's limit for a create: `pgbench -M prepared`, one transaction = INSERT a booking under
+ * `EXCLUDE USING gist (asset_id WITH =, during WITH &&)` + INSERT an outbox row, random free
+ * 15-minute slots over 10,000 assets, at the same concurrency, on the same server and run.
  */
-let rawSeq = 0
-const rawCreates = async (url: string, concurrency: number, seconds: number, ctx: { desks: string[]; project: string; app: string; tokenHash: string }, slot: () => [number, number]) => {
-  const sql = postgres(url, { max: concurrency, prepare: true, onnotice: () => {} })
-  const id = () => `f${process.pid.toString(16).padStart(7, "0")}`.slice(0, 8) + (++rawSeq).toString(16).padStart(16, "0")
-  const latencies: number[] = []
-  const until = Date.now() + seconds * 1000
-  let ok = 0
-  let conflicts = 0
-  const worker = async () => {
-    while (Date.now() < until) {
-      const t0 = performance.now()
-      const desk = ctx.desks[Math.floor(Math.random() * ctx.desks.length)]!
-      const [start, end] = slot()
-      const bookingId = id()
-      try {
-        await sql`select t.app_id, t.kind, t.grant, t.subject_user_id, t.project_id, t.expires_at, t.revoked_at, a.key, ap.project_id
-          from tokens t join apps a on a.id = t.app_id left join app_projects ap on ap.app_id = t.app_id where t.token_hash = ${ctx.tokenHash}`
-        await sql`select * from desks where id = ${desk} limit 1`
-        await sql`select id, timezone, brand_id from projects where id in (${ctx.project})`
-        await sql`select key, app_id from apps where id = ${ctx.app}`
-        await sql.begin(async (tx) => {
-          await tx`insert into bookings (id, project_id, asset_kind, asset_id, title, status, start_at, end_at, organizer, organizer_user_id,
-              attendees, pin_code, check_ins, created_by_app_id, created_at, updated_at)
-            values (${bookingId}, ${ctx.project}, 'desk', ${desk}, 'raw', 'active', ${new Date(start)}, ${new Date(end)},
-              ${sql.json({ userId: ctx.app, name: "bench", displayName: "bench" })}, ${ctx.app}, '[]', '123456', '[]', ${ctx.app}, now(), now()) returning *`
-          await tx`insert into booking_slots (id, booking_id, project_id, asset_id, occurrence_index, start_at, end_at, status, created_at, updated_at)
-            values (${id()}, ${bookingId}, ${ctx.project}, ${desk}, 0, ${new Date(start)}, ${new Date(end)}, 'active', now(), now()) returning *`
-          await tx`insert into booking_histories (id, booking_id, action, at, by) values (${id()}, ${bookingId}, 'create', now(), ${ctx.app})`
-          await tx`insert into outbox_events (id, project_id, booking_id, type, payload, occurred_at)
-            values (${id()}, ${ctx.project}, ${bookingId}, 'DESK_BOOK', ${sql.json({ event: { kind: "BOOK", bookingId } })}, now())`
-          await tx`select * from desks where id = ${desk} limit 1`
-          await tx`select id, timezone, brand_id from projects where id in (${ctx.project})`
-          await tx`delete from scheduled_ticks where booking_id = ${bookingId} and state = 'pending'`
-          const ticks = [start - 15 * 60_000, start + 10 * 60_000, start + 15 * 60_000, end - 15 * 60_000]
-          await tx`insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at)
-            values (${bookingId}, 0, 'pre-start', 1, ${new Date(ticks[0]!)}, ${new Date(ticks[0]!)}),
-                   (${bookingId}, 0, 'post-start-warn', 2, ${new Date(ticks[1]!)}, ${new Date(ticks[1]!)}),
-                   (${bookingId}, 0, 'post-start-expire', 3, ${new Date(ticks[2]!)}, ${new Date(ticks[2]!)}),
-                   (${bookingId}, 0, 'pre-end', 4, ${new Date(ticks[3]!)}, ${new Date(ticks[3]!)})
-            on conflict (booking_id, kind, due_at) do nothing`
-          await tx`select pg_notify('keyspace_ticks', '')`
-        })
-        await sql`select id, timezone, brand_id from projects where id in (${ctx.project})`
-        await sql`select * from booking_histories where booking_id in (${bookingId}) order by at, id`
-        await sql`select * from payments where booking_id in (${bookingId})`
-        ok++
-      } catch (e) {
-        if ((e as { code?: string }).code === "23P01") conflicts++
-        else throw e
-      }
-      latencies.push(performance.now() - t0)
-    }
-  }
-  const t0 = Date.now()
-  await Promise.all(Array.from({ length: concurrency }, worker))
-  const elapsed = (Date.now() - t0) / 1000
-  await sql.end()
-  latencies.sort((a, b) => a - b)
-  return { reqPerSec: Math.round((ok + conflicts) / elapsed), p50: Math.round(pct(latencies, 50) * 10) / 10, p99: Math.round(pct(latencies, 99) * 10) / 10, ok, conflicts }
+const PGBENCH_SCRIPT = `\\set asset random(1, 10000)
+\\set slot random(1, 5000000)
+BEGIN;
+INSERT INTO pgb_bookings (asset_id, during) VALUES (:asset, tstzrange(timestamptz '2030-01-01' + :slot * interval '15 minutes', timestamptz '2030-01-01' + (:slot + 1) * interval '15 minutes')) ON CONFLICT DO NOTHING;
+INSERT INTO pgb_outbox (payload) VALUES ('{"event":"BOOK"}');
+END;
+`
+const pgbenchCreates = async (sql: postgres.Sql, url: string, clients: number, seconds: number) => {
+  await sql.unsafe(`create table if not exists pgb_bookings (id bigserial primary key, asset_id int not null, during tstzrange not null,
+      exclude using gist (asset_id with =, during with &&))`)
+  await sql.unsafe(`create table if not exists pgb_outbox (id bigserial primary key, payload jsonb not null, at timestamptz not null default now())`)
+  const file = `/tmp/keyspace-bench-pgbench-${process.pid}.sql`
+  writeFileSync(file, PGBENCH_SCRIPT)
+  const u = new URL(url)
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn("pgbench", ["-M", "prepared", "-n", "-c", String(clients), "-j", "2", "-T", String(seconds), "-f", file,
+      "-h", u.hostname, "-p", u.port || "5432", "-U", decodeURIComponent(u.username || "postgres"), u.pathname.slice(1)], { stdio: ["ignore", "pipe", "pipe"] })
+    let text = ""
+    child.stdout.on("data", (d: Buffer) => (text += d.toString()))
+    child.stderr.on("data", (d: Buffer) => (text += d.toString()))
+    child.on("error", reject)
+    child.on("close", () => resolve(text))
+  })
+  const tps = /tps = ([\d.]+)/.exec(out)
+  const latency = /latency average = ([\d.]+) ms/.exec(out)
+  // A shared server may refuse 64 more connections (max_connections): report it, go on.
+  if (!tps) return { tps: 0, latencyAvgMs: 0, error: out.trim().split("\n").at(-1) ?? "pgbench failed" }
+  return { tps: Math.round(Number(tps[1])), latencyAvgMs: Number(latency?.[1] ?? 0) }
 }
 
 // --- the run ------------------------------------------------------------------------------
@@ -267,7 +233,7 @@ const main = async () => {
   const rows: Row[] = []
   const results: Record<string, unknown> = {}
   let server: ChildProcess | undefined
-  const port = 3700 + Math.floor(Math.random() * 200)
+  const port = Number(process.env.BENCH_PORT ?? 3700 + Math.floor(Math.random() * 200))
   const base = `http://127.0.0.1:${port}`
   const health = async (p: number) => (await fetch(`http://127.0.0.1:${p}/healthz`)).ok
   const startServer = () =>
@@ -277,7 +243,14 @@ const main = async () => {
   const print = (line: string) => console.log(line)
   try {
     print(`bench: database ${new URL(pg.url).pathname.slice(1)}, server on ${base}`)
+    const bootStarted = Date.now()
     server = await startServer()
+    const startupMs = Date.now() - bootStarted
+    await sleep(1000)
+    const idleRssMb = mb(statusKb(server.pid!, "VmRSS"))
+    results.startup = { startupMs, idleRssMb }
+    rows.push({ name: "start-up to a healthy /healthz (node --import tsx), idle RSS", ours: `${startupMs} ms`, limit: "-", ratio: "-", memoryMb: idleRssMb })
+    print(`bench: start-up ${startupMs} ms, idle RSS ${idleRssMb} MB`)
     const applied = await (await fetch(`${base}/admin/v1/manifest`, { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify(manifest) })).json() as any
     const project = applied.data.projects.bench.id as string
     const app = applied.data.apps.bench as string
@@ -301,6 +274,30 @@ const main = async () => {
       return { deskId: desks[Math.floor(Math.random() * desks.length)], title: "bench", startDateTime: iso(s), endDateTime: iso(e) }
     }
 
+    // GET /healthz through the full middleware, 64 connections, against bare node:http sending
+    // the same bytes (bench/bare-http.ts), one after the other in this run.
+    {
+      const bytes = Buffer.from(await (await fetch(`${base}/healthz`)).arrayBuffer())
+      await load(`${base}/healthz`, { connections: 64, duration: 2 }) // warm-up
+      const [ours, mem] = await withPeakRss(server.pid!, () => load(`${base}/healthz`, { connections: 64 }))
+      const file = `/tmp/keyspace-bench-healthz-${port}.json`
+      writeFileSync(file, bytes)
+      const barePort = port + 50
+      const bare = await startChild([process.execPath, "--import", "tsx", "bench/bare-http.ts"], { BARE_FILE: file }, async (p) => (await fetch(`http://127.0.0.1:${p}/`)).ok, barePort)
+      await load(`http://127.0.0.1:${barePort}/healthz`, { connections: 64, duration: 2 })
+      const limit = await load(`http://127.0.0.1:${barePort}/healthz`, { connections: 64 })
+      await stopChild(bare)
+      results.healthz = { ours, bare: limit, peakRssMb: mem }
+      rows.push({
+        name: "GET /healthz, full middleware, 64 connections",
+        ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms`,
+        limit: `bare node:http ${limit.reqPerSec} req/s p50 ${limit.p50} p99 ${limit.p99} ms`,
+        ratio: `req/s ${(ours.reqPerSec / Math.max(1, limit.reqPerSec)).toFixed(2)}`,
+        memoryMb: mem,
+      })
+      print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours} | ${rows.at(-1)!.limit}`)
+    }
+
     const sizes = args.growth ? [10_000, 100_000, 1_000_000] : [Number(args.bookings)]
     let seeded = 0
     for (const size of sizes) {
@@ -320,7 +317,7 @@ const main = async () => {
         const [ours, mem] = await withPeakRss(pid, () => load(base + path, { connections: 16, token }))
         const file = `/tmp/keyspace-bench-bare-${port}.json`
         writeFileSync(file, bytes)
-        const barePort = port + 1000
+        const barePort = port + 50
         const bare = await startChild([process.execPath, "--import", "tsx", "bench/bare-server.ts"], { BARE_FILE: file }, async (p) => (await fetch(`http://127.0.0.1:${p}/`)).ok, barePort)
         const limit = await load(`http://127.0.0.1:${barePort}${path}`, { connections: 16 })
         await stopChild(bare)
@@ -337,13 +334,14 @@ const main = async () => {
       }
       for (const c of sizes.length > 1 ? [64] : [16, 64]) {
         const [ours, mem] = await withPeakRss(pid, () => load(`${base}/meetings`, { connections: c, method: "POST", token, body: createBody }))
-        const raw = await rawCreates(pg.url, c, DURATION, { desks, project, app, tokenHash }, freeSlot)
-        results[`create c${c}${tag}`] = { ours, raw, peakRssMb: mem }
+        const limit = await pgbenchCreates(sql, pg.url, c, DURATION)
+        const other = Object.entries(ours.statuses).filter(([k]) => k !== "201").map(([k, n]) => `${n} x ${k}`).join(", ")
+        results[`create c${c}${tag}`] = { ours, pgbench: limit, peakRssMb: mem }
         rows.push({
-          name: `POST /meetings, random free slots, c=${c}${tag} (${ours.statuses["201"] ?? 0} x 201, ${ours.statuses["409"] ?? 0} x 409)`,
+          name: `POST /meetings, random free slots, c=${c}${tag} (${ours.statuses["201"] ?? 0} x 201${other ? `, ${other}` : ""})`,
           ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms`,
-          limit: `raw SQL ${raw.reqPerSec} tx/s p50 ${raw.p50} p99 ${raw.p99} ms`,
-          ratio: `req/s ${(ours.reqPerSec / Math.max(1, raw.reqPerSec)).toFixed(2)}, p99 x${(ours.p99 / Math.max(1, raw.p99)).toFixed(1)}`,
+          limit: "error" in limit ? `pgbench failed: ${limit.error}` : `pgbench -M prepared ${limit.tps} tps, avg ${limit.latencyAvgMs} ms`,
+          ratio: "error" in limit ? "-" : `req/s ${(ours.reqPerSec / Math.max(1, limit.tps)).toFixed(2)}`,
           memoryMb: mem,
         })
         print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours} | ${rows.at(-1)!.limit}`)

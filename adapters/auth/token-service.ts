@@ -97,11 +97,20 @@ export const refreshTokenPair = async (s: Services, refreshToken: string): Promi
   })
 }
 
-/** Resolves a bearer token to its principal, or throws Unauthenticated (401 SV002). */
-export const authenticateBearer = async (s: Services, header: string | undefined): Promise<Principal> => {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")
-  if (!match?.[1]) throw new Unauthenticated({ reason: "missing bearer token" })
-  const hash = await sha256Hex(match[1])
+/** What a bearer token resolves to, before the clock and scope rules. */
+interface TokenFacts {
+  readonly appId: string
+  readonly kind: string
+  readonly grant: string
+  readonly subjectUserId: string | null
+  readonly tokenProjectId: string | null
+  readonly expiresAt: Date
+  readonly revokedAt: Date | null
+  readonly appKey: string | null
+  readonly appProjects: ReadonlyArray<string>
+}
+
+const lookupToken = async (s: Services, hash: string): Promise<TokenFacts | undefined> => {
   const rows = await s.database.db
     .select({
       appId: tokensTable.appId,
@@ -119,15 +128,40 @@ export const authenticateBearer = async (s: Services, header: string | undefined
     .leftJoin(appProjectsTable, eq(appProjectsTable.appId, tokensTable.appId))
     .where(eq(tokensTable.tokenHash, hash))
   const first = rows[0]
+  if (!first) return undefined
+  const { projectId: _, ...facts } = first
+  return { ...facts, appProjects: rows.flatMap((r) => (r.projectId ? [r.projectId] : [])) }
+}
+
+/**
+ * Live access tokens by hash (never the token itself), with their app and its projects: the
+ * lookup every authenticated request made. Bounded; an entry lives 60 s at most, and any
+ * revocation, app or app-project change anywhere empties the cache before the next request
+ * (postgres/cache-epoch.ts). Expiry is checked against the service clock on every use.
+ */
+const tokenCache = (s: Services) => s.caches.cache<string, TokenFacts>("tokens", { max: 10_000, ttlMs: 60_000 })
+
+/** Resolves a bearer token to its principal, or throws Unauthenticated (401 SV002). */
+export const authenticateBearer = async (s: Services, header: string | undefined): Promise<Principal> => {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")
+  if (!match?.[1]) throw new Unauthenticated({ reason: "missing bearer token" })
+  const [hash] = await Promise.all([sha256Hex(match[1]), s.caches.sync()])
+  // Only live access tokens are kept; anything else is looked up (and refused) each time.
+  let looked: TokenFacts | undefined
+  const first =
+    (await tokenCache(s).getOrLoad(hash, async () => {
+      looked = await lookupToken(s, hash)
+      return looked?.kind === "access" && looked.revokedAt === null ? looked : undefined
+    })) ?? looked
   if (!first || first.kind !== "access" || first.revokedAt !== null)
     throw new Unauthenticated({ reason: "invalid token" })
   if (first.expiresAt.getTime() <= s.clock.now()) throw new Unauthenticated({ reason: "token expired" })
-  const appProjects = rows.flatMap((r) => (r.projectId ? [r.projectId] : []))
+  const appProjects = first.appProjects
   // A delegated token's authority is the member's scope intersected with the app's.
   const projectIds =
     first.grant === "act_as" && first.tokenProjectId
       ? appProjects.filter((p) => p === first.tokenProjectId)
-      : appProjects
+      : [...appProjects]
   return {
     appId: first.appId,
     appKey: first.appKey,

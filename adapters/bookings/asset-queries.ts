@@ -348,6 +348,29 @@ export const findAsset = async (
     : { desk: row as DeskRow, row, project }
 }
 
+type FoundAsset = Awaited<ReturnType<typeof findAsset>>
+
+/**
+ * findAsset through the process's asset cache: rows and projects change only through the
+ * manifest, and any change empties the cache on every process before their next request
+ * (postgres/cache-epoch.ts). Call after `s.caches.sync()` (the bearer middleware does).
+ */
+export const findAssetCached = async (
+  s: Services,
+  principal: Principal | undefined,
+  kind: AssetKind,
+  id: string,
+): Promise<FoundAsset> => {
+  const found = await s.caches
+    .cache<string, FoundAsset>("assets", { max: 10_000 })
+    .getOrLoad(`${kind}:${id}`, () =>
+      findAsset(s.database.db, undefined, kind, id).catch((e: unknown) => (e instanceof NotFound ? undefined : Promise.reject(e))),
+    )
+  if (!found || (principal && !canSeeProject(principal, found.row.projectId)))
+    throw new NotFound({ entity: kind === "room" ? "meetingRoom" : "desk", id })
+  return found
+}
+
 const DAY_MS = 86_400_000
 const CALENDAR_MAX = 1000
 

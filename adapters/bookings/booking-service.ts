@@ -50,6 +50,7 @@ import {
   loadBooking,
   saveTransition,
   toCoreBooking,
+  type HistoryRow,
   type SlotRow,
   type StoredBooking,
 } from "../postgres/booking-repo.ts"
@@ -62,8 +63,8 @@ import {
   usersTable,
 } from "../postgres/schema.ts"
 import type { Services } from "../runtime/services.ts"
-import { lifecycleCommitted, scheduleStoredBooking } from "../scheduler/apply-tick.ts"
-import { assetConfigOf, findAsset, projectsById, requireProjectScope, type ProjectInfo } from "./asset-queries.ts"
+import { lifecycleCommitted, newBookingTicksInsert, scheduleStoredBooking } from "../scheduler/apply-tick.ts"
+import { assetConfigOf, findAsset, findAssetCached, projectsById, requireProjectScope, type ProjectInfo } from "./asset-queries.ts"
 import { meetingView, type MeetingView } from "./meeting-view.ts"
 import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
 import { priceOf } from "./pricing-glue.ts"
@@ -119,6 +120,17 @@ export const organizerOf = async (q: Queryable, principal: Principal): Promise<O
   const name = app?.key ?? app?.appId ?? "app"
   return { userId: actingUserId(principal), name, displayName: name }
 }
+
+/**
+ * organizerOf with the app's service identity cached per app (apps change only through the
+ * manifest; see postgres/cache-epoch.ts). Members are read each time.
+ */
+const organizerFor = async (s: Services, principal: Principal): Promise<Organizer> =>
+  principal.subjectUserId !== undefined
+    ? organizerOf(s.database.db, principal)
+    : (await s.caches
+        .cache<string, Organizer>("app-organizers", { max: 1_000 })
+        .getOrLoad(principal.appId, () => organizerOf(s.database.db, principal)))!
 
 /** Spec rule 6: a project admin is a delegated member whose membership role is admin. */
 export const isProjectAdmin = async (q: Queryable, principal: Principal, projectId: string): Promise<boolean> => {
@@ -222,13 +234,25 @@ export const renderMeeting = async (
   s: Services,
   principal: Principal | "operator",
   stored: StoredBooking,
+  /** What the caller already holds (a create has just written or read all of it). */
+  known: {
+    readonly project?: ProjectInfo
+    readonly assetName?: string | undefined
+    readonly histories?: ReadonlyArray<HistoryRow>
+    readonly payments?: ReadonlyArray<PaymentRow>
+  } = {},
 ): Promise<MeetingView> => {
   const db = s.database.db
-  const project = (await projectsById(db, [stored.row.projectId])).get(stored.row.projectId)
+  const project = known.project ?? (await projectsById(db, [stored.row.projectId])).get(stored.row.projectId)
   const tz = project?.timezone ?? "UTC"
-  const names = stored.row.assetKind === "room" ? await roomNames(db, [stored.row.assetId]) : new Map<string, string>()
-  const histories = (await historiesOf(db, [stored.row.id])).get(stored.row.id) ?? []
-  const payments = (await paymentsOf(db, [stored.row.id])).get(stored.row.id) ?? []
+  const names =
+    stored.row.assetKind !== "room"
+      ? new Map<string, string>()
+      : known.assetName !== undefined
+        ? new Map([[stored.row.assetId, known.assetName]])
+        : await roomNames(db, [stored.row.assetId])
+  const histories = known.histories ?? (await historiesOf(db, [stored.row.id])).get(stored.row.id) ?? []
+  const payments = known.payments ?? (await paymentsOf(db, [stored.row.id])).get(stored.row.id) ?? []
   return meetingView(stored.row, currentSlot(stored, tz, s.clock.now()), {
     timeZone: tz,
     assetName: names.get(stored.row.assetId),
@@ -368,7 +392,7 @@ export const createMeeting = async (
   const db = s.database.db
   const kind: AssetKind = req.meetingRoomId !== undefined ? "room" : "desk"
   const assetId = (req.meetingRoomId ?? req.deskId)!
-  const asset = await findAsset(db, principal, kind, assetId)
+  const asset = await findAssetCached(s, principal, kind, assetId)
   const tz = asset.project.timezone
   const config = assetConfigOf(asset.row.config)
   const paid = isPaid(asset.row.chargeRate)
@@ -426,7 +450,7 @@ export const createMeeting = async (
       }),
     }
 
-  const organizer = await organizerOf(db, principal)
+  const organizer = await organizerFor(s, principal)
   const attendees = await resolveAttendees(db, req.attendees ?? [])
   const created = createBooking(
     {
@@ -448,12 +472,16 @@ export const createMeeting = async (
     now,
   )
   if (Result.isFailure(created)) throw created.failure
+  const meetingConfig = resolveMeetingConfig(config)
   const stored = await db.transaction(async (tx) => {
     if (payable)
       await assertUnpaidHoldAllowed(tx, s, {
         userId: organizer.userId,
         kind: organizer.userId === principal.appId ? "app" : "person",
       })
+    // A booking that pays later needs its payment's expiry for its ticks; any other one's
+    // ticks need nothing the inserts return and go out in the same round trip.
+    const ticks = payable ? undefined : newBookingTicksInsert(s, tx, created.success.booking, occurrences, meetingConfig)
     const inserted = await insertBooking(tx, s.newId, created.success, occurrences, {
       timePeriod: req.timePeriod,
       // The spec's default channel applies to paid bookings; free ones never pay.
@@ -462,7 +490,7 @@ export const createMeeting = async (
       frontendRedirectUrl: req.frontendRedirectUrl,
       price,
       createdByAppId: principal.appId,
-    })
+    }, ticks)
     // The payment first: its expiredAt is the unpaid-timeout tick's due time.
     if (payable && price !== undefined)
       await openPayment(tx, s, {
@@ -476,12 +504,20 @@ export const createMeeting = async (
         assetName: asset.row.name,
         now,
       })
-    await scheduleStoredBooking(s, tx, inserted)
+    // The asset's meetingConfig is in hand; a new booking has no ticks to replace.
+    if (payable) await scheduleStoredBooking(s, tx, inserted, { meetingConfig, created: true })
     return inserted
   })
   await lifecycleCommitted(s, stored.row.id, "create")
   s.metrics.bookingStatusChanged("none", stored.row.status)
-  return { created: true, meeting: await renderMeeting(s, principal, stored) }
+  // Rendered from what was just written; only a payment opened in the transaction is read back.
+  const known = {
+    project: asset.project,
+    assetName: asset.row.name,
+    histories: stored.histories,
+    ...(payable ? {} : { payments: [] }),
+  }
+  return { created: true, meeting: await renderMeeting(s, principal, stored, known) }
 }
 
 /** PATCH /meetings/{id}: the core Update on the current occurrence, then asset rules. */

@@ -1,4 +1,4 @@
-import { Hono } from "hono"
+import { Hono, type Context } from "hono"
 import { HTTPException } from "hono/http-exception"
 import { ValidationFailed } from "../../core/shared/errors.ts"
 import { authenticateBearer } from "../auth/token-service.ts"
@@ -15,6 +15,19 @@ import { observeRequests } from "../observability/http-observer.ts"
 import { docsRoutes } from "./routes/docs.ts"
 import { metricsRoutes } from "./routes/metrics.ts"
 import { bearerChallenge, tokenResponseHeaders } from "./oauth-headers.ts"
+
+/** What @hono/node-server passes as `c.env` (typed structurally: no node: import here). */
+interface NodeBindings {
+  readonly incoming: { readonly headers: Record<string, string | string[] | undefined> }
+  readonly outgoing: { setHeader: (name: string, value: string) => unknown }
+}
+
+/** Whether the request announces a body (Content-Length or Transfer-Encoding). */
+const declaresBody = (c: Context<AppEnv>): boolean => {
+  const node = (c.env as NodeBindings | undefined)?.outgoing ? (c.env as NodeBindings) : undefined
+  if (node) return node.incoming.headers["content-length"] !== undefined || node.incoming.headers["transfer-encoding"] !== undefined
+  return c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined
+}
 
 /** A surface mounted under the bearer-token middleware (bookings, partner members, ...). */
 export interface Surface {
@@ -36,22 +49,34 @@ export interface AppParts {
 export const makeApp = (s: Services, parts: AppParts = {}) => {
   const app = new Hono<AppEnv>()
 
-  app.use(async (c, next) => {
-    const requestId = c.req.header("x-request-id")?.slice(0, 64) || crypto.randomUUID()
-    c.set("requestId", requestId)
-    c.set("logger", s.logger.child({ requestId }))
-    c.header("X-Request-Id", requestId)
-    await next()
-  })
   // One request log line and the request metrics per request; the request id on every line.
-  app.use(
-    observeRequests({ logger: s.logger, metrics: s.metrics, tracer: s.tracer, requestId: (c) => c.get("requestId") }),
-  )
+  const observe = observeRequests({ logger: s.logger, metrics: s.metrics, tracer: s.tracer, requestId: (c) => c.get("requestId") })
+  // Request id and observation run as one middleware: each middleware level is a closure and
+  // a promise per request, and this chain runs for every request.
+  app.use((c, next) => {
+    // On Node the adapter hands over the raw request and response: reading and writing the
+    // header there avoids building a fetch Headers object for each (most of a trivial route's
+    // cost). Other runtimes, and in-process `app.request`, take the portable path.
+    const node = (c.env as NodeBindings | undefined)?.outgoing ? (c.env as NodeBindings) : undefined
+    const sent = node ? node.incoming.headers["x-request-id"] : c.req.header("x-request-id")
+    const requestId = (typeof sent === "string" ? sent.slice(0, 64) : "") || crypto.randomUUID()
+    c.set("requestId", requestId)
+    if (node) node.outgoing.setHeader("x-request-id", requestId)
+    else c.header("X-Request-Id", requestId)
+    return observe(c, next)
+  })
   // Before the body limit, so a refused oversized token request is not cacheable either.
   app.use("/auth/accessToken", tokenResponseHeaders)
   // Oversized bodies refused while streaming; any other body read to its end before the
   // answer, so keep-alive connections stay usable (request-body.ts).
-  app.use(requestBodies(s.config.maxBodyBytes, (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413)))
+  const bodies = requestBodies(s.config.maxBodyBytes, (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413))
+  app.use((c, next) => {
+    // A GET or HEAD that declares no body has nothing to limit or drain, and asking for its
+    // body makes the Node adapter build a full undici Request (most GETs take this path).
+    const method = c.req.method
+    if ((method === "GET" || method === "HEAD") && !declaresBody(c)) return next()
+    return bodies(c, next)
+  })
 
   app.get("/healthz", (c) => c.json({ status: "ok" }))
   app.route("/", metricsRoutes(s))
@@ -100,7 +125,10 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
       const { body } = toErrorResponse(e)
       return c.json(body, err.status === 413 ? 413 : 400)
     }
-    const logger = c.get("logger") ?? s.logger
+    // The request id comes from the request context when there is one; the child covers errors
+    // raised outside it. Built here only, not per request.
+    const requestId = c.get("requestId")
+    const logger = requestId ? s.logger.child({ requestId }) : s.logger
     logger.log("error", "unhandled error", {
       method: c.req.method,
       path: c.req.path,

@@ -68,19 +68,17 @@ export const observeRequests = (deps: {
       if (status >= 500) span.setError(`HTTP ${status}`)
       span.end()
     }
-    runWithRequestContext(ctx, () =>
-      deps.logger.log(
-        QUIET_ROUTES.has(route) ? "debug" : status >= 500 ? "error" : "info",
-        "request",
-        {
+    const level = QUIET_ROUTES.has(route) ? "debug" : status >= 500 ? "error" : "info"
+    if (deps.logger.enabled?.(level) !== false)
+      runWithRequestContext(ctx, () =>
+        deps.logger.log(level, "request", {
           method: c.req.method,
           route,
           ...path,
           status,
           durationMs: Math.round(seconds * 1000 * 100) / 100,
-        },
-      ),
-    )
+        }),
+      )
     if (thrown !== undefined) throw thrown
   }
 }

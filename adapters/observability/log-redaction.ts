@@ -46,6 +46,8 @@ export const redactMessage = (msg: string): string => msg.replace(BEARER_IN_TEXT
 export const contextualLogger = (inner: Logger): Logger => {
   const wrap = (base: Logger): Logger => ({
     log: (level: Level, msg: string, fields?: Record<string, unknown>) => {
+      // Redaction walks every field: not for lines the level drops (probes log at debug).
+      if (base.enabled && !base.enabled(level)) return
       const ctx = currentRequestContext()
       const context = {
         ...(ctx?.requestId ? { requestId: ctx.requestId } : {}),
@@ -55,6 +57,7 @@ export const contextualLogger = (inner: Logger): Logger => {
       base.log(level, redactMessage(msg), { ...context, ...safe })
     },
     child: (fields) => wrap(base.child(redactValue(fields) as Record<string, unknown>)),
+    ...(base.enabled ? { enabled: base.enabled } : {}),
   })
   return wrap(inner)
 }

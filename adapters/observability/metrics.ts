@@ -22,9 +22,20 @@ const labelText = (labels: Labels, extra?: readonly [string, string]): string =>
 const num = (n: number): string =>
   Number.isFinite(n) ? String(n) : n > 0 ? "+Inf" : n < 0 ? "-Inf" : "NaN"
 
-/** Series keyed by their label values, in label-name order. */
-const keyOf = (names: readonly string[], labels: Labels): string =>
-  JSON.stringify(names.map((n) => labels[n] ?? ""))
+/**
+ * Series keyed by their label values, in label-name order. Runs on every request: values are
+ * joined by a control character (never in a method, route or status), with the JSON form for
+ * the odd value that holds one, so keys stay unambiguous.
+ */
+const keyOf = (names: readonly string[], labels: Labels): string => {
+  let key = ""
+  for (const n of names) {
+    const v = labels[n] ?? ""
+    if (v.includes("\u0001")) return JSON.stringify(names.map((m) => labels[m] ?? ""))
+    key += v + "\u0001"
+  }
+  return key
+}
 
 interface Metric {
   readonly name: string
@@ -144,8 +155,11 @@ export const makeRegistry = (): Registry => {
             s = { labels: { ...labels }, counts: bounds.map(() => 0), sum: 0, count: 0 }
             series.set(key, s)
           }
-          const i = bounds.findIndex((b) => value <= b)
-          if (i >= 0) s.counts[i] = (s.counts[i] ?? 0) + 1
+          for (let i = 0; i < bounds.length; i++)
+            if (value <= bounds[i]!) {
+              s.counts[i] = (s.counts[i] ?? 0) + 1
+              break
+            }
           s.sum += value
           s.count += 1
         },

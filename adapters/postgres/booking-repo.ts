@@ -3,8 +3,15 @@ import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.
 import { LIVE_STATUSES, type AssetKind, type Booking, type BookingStatus } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
-import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION, type Queryable } from "./database.ts"
-import { recordBookingEvents } from "./outbox.ts"
+import {
+  pgErrorOf,
+  pipeline,
+  PG_DEADLOCK_DETECTED,
+  PG_EXCLUSION_VIOLATION,
+  type Queryable,
+  type Sendable,
+} from "./database.ts"
+import { outboxInsert, recordBookingEvents } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 
 export { recordBookingEvents } from "./outbox.ts"
@@ -68,13 +75,20 @@ export const toCoreBooking = (row: BookingRow, slot: SlotRow): Booking => ({
  */
 export const guardSlot = async <T>(tx: Queryable, assetId: string, write: () => Promise<T>): Promise<T> => {
   try {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${assetId}))`)
+    await lockAsset(tx, assetId)
     return await write()
   } catch (e) {
-    const code = pgErrorOf(e)?.code
-    if (code === PG_EXCLUSION_VIOLATION || code === PG_DEADLOCK_DETECTED) throw new SlotTaken({ assetId })
-    throw e
+    throw slotError(e, assetId)
   }
+}
+
+/** The asset's transaction-scoped lock that writers of its slots queue on (see guardSlot). */
+const lockAsset = (tx: Queryable, assetId: string) => tx.execute(sql`select pg_advisory_xact_lock(hashtext(${assetId}))`)
+
+/** An overlap refused by the exclusion index (or a deadlock against an overlapping writer). */
+const slotError = (e: unknown, assetId: string): unknown => {
+  const code = pgErrorOf(e)?.code
+  return code === PG_EXCLUSION_VIOLATION || code === PG_DEADLOCK_DETECTED ? new SlotTaken({ assetId }) : e
 }
 
 const historyValues = (
@@ -103,9 +117,11 @@ export const insertBooking = async (
   created: Transitioned,
   occurrences: ReadonlyArray<Occurrence>,
   extras: BookingExtras,
-): Promise<StoredBooking> => {
+  /** A statement that needs only the rows written here (the ticks): sent in the same batch. */
+  after?: Sendable<unknown>,
+): Promise<StoredBooking & { readonly histories: HistoryRow[] }> => {
   const b = created.booking
-  const [row] = await tx
+  const bookingInsert = tx
     .insert(bookingsTable)
     .values({
       id: b.id,
@@ -136,8 +152,7 @@ export const insertBooking = async (
       updatedAt: new Date(b.updatedAt),
     })
     .returning()
-  const slots = await guardSlot(tx, b.assetId, () =>
-    tx
+  const slotInsert = tx
       .insert(bookingSlotsTable)
       .values(
         occurrences.map((o) => ({
@@ -153,11 +168,20 @@ export const insertBooking = async (
           updatedAt: new Date(b.updatedAt),
         })),
       )
-      .returning(),
-  )
-  await tx.insert(bookingHistoriesTable).values(historyValues(newId, b.id, created.history, undefined))
-  await recordBookingEvents(tx, newId, { projectId: b.projectId, bookingId: b.id, assetKind: b.assetKind }, created.events)
-  return { row: row!, slots: slots.sort((a, b) => a.occurrenceIndex - b.occurrenceIndex) }
+      .returning()
+  const historyInsert = tx.insert(bookingHistoriesTable).values(historyValues(newId, b.id, created.history, undefined)).returning()
+  const events = outboxInsert(tx, newId, { projectId: b.projectId, bookingId: b.id, assetKind: b.assetKind }, created.events)
+  // One round trip: the asset's lock first (writers of one asset queue before the exclusion
+  // check, see guardSlot), then the rows; what the inserts return is the answer's data.
+  let written
+  try {
+    const rest = [...(events ? [events] : []), ...(after ? [after] : [])]
+    written = await pipeline(lockAsset(tx, b.assetId), bookingInsert, slotInsert, historyInsert, ...rest)
+  } catch (e) {
+    throw slotError(e, b.assetId)
+  }
+  const [, [row], slots, histories] = written
+  return { row: row!, slots: slots.sort((a, b) => a.occurrenceIndex - b.occurrenceIndex), histories }
 }
 
 /** Loads a booking and its slots; `lock` takes a row lock for the rest of the transaction. */

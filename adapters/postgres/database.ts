@@ -19,9 +19,89 @@ export type Queryable = Db | Tx
 export interface Database {
   readonly db: Db
   readonly engine: "pglite" | "postgres"
-  /** Listens for NOTIFY on a channel: wakes workers when another transaction commits work. */
+  /**
+   * Runs `onNotify` when work for the channel may have been committed: by this process (right
+   * after the commit, see wakeAfterCommit; payload "") or by another (NOTIFY with its payload).
+   */
   readonly listen: (channel: string, onNotify: (payload: string) => void) => Promise<() => Promise<void>>
   readonly close: () => Promise<void>
+}
+
+/*
+ * Wake-ups after commit, not NOTIFY inside the transaction. A transaction that NOTIFYs takes
+ * a cluster-wide lock from its pre-commit until its commit ends, so every booking commit
+ * queued behind every other one. Writers now name the channel (wakeAfterCommit); when the
+ * transaction commits, this process's listeners run at once, and other processes get one
+ * NOTIFY sent on its own, outside any booking transaction, coalesced per channel: while one is
+ * in flight, any number of commits add exactly one more, sent after it (so every commit is
+ * followed by a NOTIFY that starts after it). A lost NOTIFY costs latency, never work: the
+ * workers keep their safety-net timers.
+ */
+type Wake = (channels: Iterable<string>) => void
+const pendingWakes = new WeakMap<object, Set<string>>()
+const wakeOf = new WeakMap<object, Wake>()
+
+/** Wakes the channel's workers once `q`'s transaction commits (at once outside one). */
+export const wakeAfterCommit = (q: Queryable, channel: string): void => {
+  const pending = pendingWakes.get(q)
+  if (pending) pending.add(channel)
+  else wakeOf.get(q)?.([channel])
+}
+
+const withCommitWakes = (db: Db, wake: Wake): Db => {
+  const transaction = db.transaction.bind(db)
+  const wrapped: Db["transaction"] = async (work, config) => {
+    const channels = new Set<string>()
+    const result = await transaction(async (tx) => {
+      pendingWakes.set(tx, channels)
+      return work(tx)
+    }, config)
+    if (channels.size > 0) wake(channels)
+    return result
+  }
+  Object.defineProperty(db, "transaction", { value: wrapped, configurable: true, writable: true })
+  wakeOf.set(db, wake)
+  return db
+}
+
+/** In-process listeners, and the coalesced cross-process NOTIFY. */
+const makeWaker = (notify: ((channel: string) => Promise<unknown>) | undefined) => {
+  const listeners = new Map<string, Set<() => void>>()
+  const state = new Map<string, "sending" | "again">()
+  const send = (channel: string): void => {
+    if (!notify) return
+    const current = state.get(channel)
+    if (current !== undefined) {
+      state.set(channel, "again")
+      return
+    }
+    state.set(channel, "sending")
+    void notify(channel)
+      .catch(() => {})
+      .finally(() => {
+        const again = state.get(channel) === "again"
+        state.delete(channel)
+        if (again) send(channel)
+      })
+  }
+  const wake: Wake = (channels) => {
+    for (const channel of channels) {
+      for (const f of listeners.get(channel) ?? [])
+        try {
+          f()
+        } catch {
+          // A listener's failure is its own; the committed work stays for its next round.
+        }
+      send(channel)
+    }
+  }
+  const addListener = (channel: string, f: () => void) => {
+    const set = listeners.get(channel) ?? new Set()
+    set.add(f)
+    listeners.set(channel, set)
+    return () => void set.delete(f)
+  }
+  return { wake, addListener }
 }
 
 const migrationsFolder = new URL("../../drizzle", import.meta.url).pathname
@@ -42,7 +122,11 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
       // Long-lived process: keep prepared statements per connection.
       prepare: true,
     })
-    const db = drizzlePostgres(client, { schema }) as unknown as Db
+    // The payload names the sending process: its own listeners already ran after the commit,
+    // so it ignores its own NOTIFY (no second round of the workers per commit).
+    const self = crypto.randomUUID()
+    const waker = makeWaker((channel) => client`select pg_notify(${channel}, ${self})`)
+    const db = withCommitWakes(drizzlePostgres(client, { schema }) as unknown as Db, waker.wake)
     // Several servers may start at once on one database: migrate under an advisory lock.
     const migrator = postgres(options.databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 })
     try {
@@ -55,8 +139,14 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
       db,
       engine: "postgres",
       listen: async (channel, onNotify) => {
-        const sub = await client.listen(channel, (payload) => onNotify(payload))
-        return () => sub.unlisten()
+        const local = waker.addListener(channel, () => onNotify(""))
+        const sub = await client.listen(channel, (payload) => {
+          if (payload !== self) onNotify(payload)
+        })
+        return async () => {
+          local()
+          await sub.unlisten()
+        }
       },
       close: () => client.end({ timeout: 5 }),
     }
@@ -66,18 +156,40 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
     ...(dataDir === "memory" ? {} : { dataDir }),
     extensions: { btree_gist },
   })
-  const db = drizzlePglite(pg, { schema }) as unknown as Db
+  // One process owns a PGlite directory: in-process wake-ups are all there is to send.
+  const waker = makeWaker(undefined)
+  const db = withCommitWakes(drizzlePglite(pg, { schema }) as unknown as Db, waker.wake)
   await migratePglite(drizzlePglite(pg), { migrationsFolder })
   return {
     db,
     engine: "pglite",
     listen: async (channel, onNotify) => {
+      const local = waker.addListener(channel, () => onNotify(""))
       const unlisten = await pg.listen(channel, (payload) => onNotify(payload))
-      return () => unlisten()
+      return async () => {
+        local()
+        await unlisten()
+      }
     },
     close: () => pg.close(),
   }
 }
+
+/** A lazy Drizzle query (a builder or `execute(sql)`): `.execute()` sends it. */
+export interface Sendable<T> {
+  readonly execute: () => Promise<T>
+}
+
+/**
+ * Sends statements back to back on the transaction's connection, in this order, and waits for
+ * all answers: one round trip instead of one each (postgres-js pipelines them; PGlite runs
+ * them in order). A failing statement rejects the batch with its own error (the statements
+ * after it fail as "transaction aborted" and are ignored).
+ */
+export const pipeline = <T extends ReadonlyArray<Sendable<unknown>>>(
+  ...queries: T
+): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]["execute"]>> }> =>
+  Promise.all(queries.map((q) => q.execute())) as never
 
 /** Rows of a raw `db.execute` result: postgres-js returns an array, PGlite `{ rows }`. */
 export const rowsOf = <T>(result: unknown): T[] =>

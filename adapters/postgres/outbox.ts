@@ -1,7 +1,10 @@
 import type { AssetKind } from "../../core/booking/state.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
-import type { Queryable } from "./database.ts"
+import { wakeAfterCommit, type Queryable } from "./database.ts"
 import { outboxEventsTable } from "./tables/bookings.ts"
+
+/** The channel that wakes the webhook relay (outbox -> deliveries) and the dispatchers. */
+export const WEBHOOK_CHANNEL = "keyspace_webhooks"
 
 /** ROOM_BOOK, DESK_CANCEL, ...: the webhook type of a domain event. */
 export const bookingEventType = (assetKind: AssetKind, event: BookingDomainEvent): string =>
@@ -15,18 +18,17 @@ export interface BookingEventSource {
   readonly occurrenceEventId?: string | undefined
 }
 
-/**
- * Writes domain events to the outbox. Call it with the transaction that makes the change, so
- * an event exists if and only if its change was committed (transactional outbox).
- */
-export const recordBookingEvents = async (
+/** The outbox insert for `events` (unsent), or undefined when there are none. */
+export const outboxInsert = (
   tx: Queryable,
   newId: () => string,
   source: BookingEventSource,
   events: ReadonlyArray<BookingDomainEvent>,
-): Promise<void> => {
-  if (events.length === 0) return
-  await tx.insert(outboxEventsTable).values(
+) => {
+  if (events.length === 0) return undefined
+  // The webhook relay wakes once the transaction commits.
+  wakeAfterCommit(tx, WEBHOOK_CHANNEL)
+  return tx.insert(outboxEventsTable).values(
     events.map((event) => ({
       id: newId(),
       projectId: source.projectId,
@@ -41,4 +43,17 @@ export const recordBookingEvents = async (
       createdAt: new Date(event.at),
     })),
   )
+}
+
+/**
+ * Writes domain events to the outbox. Call it with the transaction that makes the change, so
+ * an event exists if and only if its change was committed (transactional outbox).
+ */
+export const recordBookingEvents = async (
+  tx: Queryable,
+  newId: () => string,
+  source: BookingEventSource,
+  events: ReadonlyArray<BookingDomainEvent>,
+): Promise<void> => {
+  await outboxInsert(tx, newId, source, events)
 }

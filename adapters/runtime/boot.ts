@@ -9,6 +9,7 @@ import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
 import { makeTracer } from "../observability/tracing.ts"
+import { makeCaches } from "../postgres/cache-epoch.ts"
 import { openDatabase } from "../postgres/database.ts"
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts"
 import { seedDemo } from "./demo-seed.ts"
@@ -87,6 +88,7 @@ const bootLocked = async (
     config,
     clock,
     database,
+    caches: makeCaches(database.db),
     newId: () => objectId(Date.now()),
     logger,
     metrics: makeMetrics(),

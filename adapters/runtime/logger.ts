@@ -5,6 +5,8 @@ const order: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30,
 export interface Logger {
   readonly log: (level: Level, msg: string, fields?: Record<string, unknown>) => void
   readonly child: (fields: Record<string, unknown>) => Logger
+  /** Whether a line at this level would be written (lets wrappers skip work for dropped lines). */
+  readonly enabled?: (level: Level) => boolean
 }
 
 export const makeLogger = (
@@ -17,4 +19,5 @@ export const makeLogger = (
     write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields }))
   },
   child: (fields) => makeLogger(minLevel, { ...base, ...fields }, write),
+  enabled: (level) => order[level] >= order[minLevel],
 })

@@ -3,6 +3,7 @@ import type { Coherence } from "../coherence/versions.ts"
 import type { Config } from "../config/config.ts"
 import type { Metrics } from "../observability/metrics.ts"
 import type { Tracer } from "../observability/tracing.ts"
+import type { Caches } from "../postgres/cache-epoch.ts"
 import type { Database } from "../postgres/database.ts"
 import type { Logger } from "./logger.ts"
 
@@ -14,6 +15,8 @@ export interface Services {
   readonly config: Config
   readonly clock: ClockShape
   readonly database: Database
+  /** Caches of tokens, apps and assets, current across processes (postgres/cache-epoch.ts). */
+  readonly caches: Caches
   readonly newId: () => string
   readonly logger: Logger
   /** Prometheus metrics (GET /metrics); call the named recorders, e.g. bookingStatusChanged. */

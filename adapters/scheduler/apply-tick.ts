@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm"
 import { Result } from "effect"
 import { resolveMeetingConfig, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
-import type { AssetKind } from "../../core/booking/state.ts"
+import type { AssetKind, Booking } from "../../core/booking/state.ts"
+import type { Occurrence } from "../../core/booking/recurrence.ts"
 import { occurrenceEventId } from "../../core/booking/recurrence.ts"
 import { applicableTick, type TransitionCommand } from "../../core/booking/timeline.ts"
 import { SYSTEM_ACTOR, transition, type BookingCommand } from "../../core/booking/transitions.ts"
@@ -28,7 +29,14 @@ import { lapseUnpaidBooking } from "../payments/payment-lapse.ts"
 import type { Services } from "../runtime/services.ts"
 import { DEFERRED, type ApplyTick } from "./embedded.ts"
 import { lifecycleSchedulerOf } from "./registry.ts"
-import { markTickFired, replaceOccurrenceTicks, scheduleTicks, timelineBookingOf } from "./ticks.ts"
+import {
+  markTickFired,
+  replaceOccurrenceTicks,
+  scheduleNewTicks,
+  scheduleTicks,
+  ticksInsert,
+  timelineBookingOf,
+} from "./ticks.ts"
 
 /**
  * The bridge between stored bookings and the scheduler: what the booking use cases call in
@@ -95,6 +103,8 @@ export const scheduleStoredBooking = async (
     readonly meetingConfig?: ResolvedMeetingConfig
     /** Only these occurrences changed (a series action); default: the whole booking. */
     readonly occurrenceIndexes?: ReadonlyArray<number>
+    /** The booking was created in this transaction: it has no ticks to replace yet. */
+    readonly created?: boolean
   } = {},
 ): Promise<void> => {
   const config = options.meetingConfig ?? (await meetingConfigOf(tx, stored))
@@ -102,9 +112,33 @@ export const scheduleStoredBooking = async (
   const slots = only === undefined ? stored.slots : stored.slots.filter((x) => only.includes(x.occurrenceIndex))
   const expiry = await paymentExpiryOf(s, tx, stored)
   const snapshots = slots.map((slot) => snapshotOf(stored.row, slot, config, expiry))
-  if (only === undefined) await scheduleTicks(tx, stored.row.id, snapshots, s.clock.now())
+  if (options.created) await scheduleNewTicks(tx, stored.row.id, snapshots, s.clock.now())
+  else if (only === undefined) await scheduleTicks(tx, stored.row.id, snapshots, s.clock.now())
   else await replaceOccurrenceTicks(tx, stored.row.id, snapshots, s.clock.now())
 }
+
+/**
+ * The ticks insert of a booking created in this transaction, built from the core booking and
+ * its occurrences (nothing read back), so the create sends it with its rows. Not for an unpaid
+ * booking: its ticks need the payment's expiry (scheduleStoredBooking reads it).
+ */
+export const newBookingTicksInsert = (
+  s: Services,
+  tx: Queryable,
+  booking: Booking,
+  occurrences: ReadonlyArray<Occurrence>,
+  config: ResolvedMeetingConfig,
+) =>
+  ticksInsert(
+    tx,
+    booking.id,
+    occurrences.map((o) => ({
+      booking: timelineBookingOf({ ...booking, start: o.start, end: o.end }),
+      config,
+      occurrenceIndex: o.index,
+    })),
+    s.clock.now(),
+  )
 
 /** Call after the booking's transaction committed: wakes the worker or signals the workflow. */
 export const lifecycleCommitted = async (

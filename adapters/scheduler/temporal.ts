@@ -1,4 +1,4 @@
-import { Client, Connection } from "@temporalio/client"
+import type { Client } from "@temporalio/client"
 import { sql } from "drizzle-orm"
 import type {
   LifecycleSchedulerShape,
@@ -37,13 +37,16 @@ export const makeTemporalScheduler = (
   const sweepEveryMs = options.sweepEveryMs ?? 60_000
   let client: Promise<Client> | undefined
   const connect = (): Promise<Client> => {
-    client ??= Connection.connect({ address, connectTimeout: "5s" }).then(
-      (connection) => new Client({ connection, namespace }),
-      (e: unknown) => {
+    // Loaded on first use: the Temporal client (and its protobuf tables) is tens of MB of
+    // heap and a slower start that the embedded scheduler, the default, never needs.
+    client ??= import("@temporalio/client")
+      .then(({ Client, Connection }) =>
+        Connection.connect({ address, connectTimeout: "5s" }).then((connection) => new Client({ connection, namespace })),
+      )
+      .catch((e: unknown) => {
         client = undefined
         throw e
-      },
-    )
+      })
     return client
   }
   // Drains the table on the manual clock only; never started as a background loop here.

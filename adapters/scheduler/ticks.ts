@@ -9,7 +9,7 @@ import {
   type TimelineBooking,
 } from "../../core/booking/timeline.ts"
 import type { BookingTick, LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
-import { execute, type Queryable } from "../postgres/database.ts"
+import { execute, wakeAfterCommit, type Queryable } from "../postgres/database.ts"
 
 /**
  * The scheduled_ticks table as the booking code and both scheduler adapters use it: write a
@@ -56,6 +56,14 @@ export const scheduleTicks = (
   now: number,
 ): Promise<void> => writeTicks(tx, bookingId, snapshots, now, undefined)
 
+/** Same, for a booking created in this transaction: nothing to drop first. */
+export const scheduleNewTicks = (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+): Promise<void> => writeTicks(tx, bookingId, snapshots, now, [])
+
 /** Same, for some occurrences of a series only: the other occurrences' ticks stay. */
 export const replaceOccurrenceTicks = (
   tx: Queryable,
@@ -88,6 +96,20 @@ const writeTicks = async (
     await tx.execute(sql`delete from scheduled_ticks
       where booking_id = ${bookingId} and state = 'pending' and occurrence_index in (${list})`)
   }
+  const insert = ticksInsert(tx, bookingId, snapshots, now)
+  if (insert) await insert
+}
+
+/**
+ * The insert of the ticks of `snapshots` (unsent; undefined when none is due), waking the
+ * workers once the transaction commits. A create sends it in the same round trip as its rows.
+ */
+export const ticksInsert = (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+) => {
   const rows: Array<BookingTick> = []
   for (const snapshot of snapshots) {
     for (const tick of timeline(snapshot.booking, snapshot.config)) {
@@ -95,7 +117,7 @@ const writeTicks = async (
       rows.push({ ...tick, bookingId, occurrenceIndex: snapshot.occurrenceIndex })
     }
   }
-  if (rows.length === 0) return
+  if (rows.length === 0) return undefined
   rows.sort(compareTicks)
   const values = sql.join(
     rows.map(
@@ -104,11 +126,11 @@ const writeTicks = async (
     ),
     sql`, `,
   )
-  await tx.execute(sql`
+  notifyTicks(tx)
+  return tx.execute(sql`
     insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)
     values ${values}
     on conflict (booking_id, kind, due_at) do nothing`)
-  await notifyTicks(tx, rows[0]!.dueAt)
 }
 
 /** Drops every pending tick of a booking (cancel, check-out, reject, any terminal state). */
@@ -118,11 +140,9 @@ export const dropBookingTicks = async (tx: Queryable, bookingId: string): Promis
   )
 }
 
-// PGlite is one process and has no use for NOTIFY; postgres-js and PGlite both accept it,
-// so the statement is the same on both engines and costs nothing without listeners.
-const notifyTicks = async (tx: Queryable, earliestDueAt: number): Promise<void> => {
-  await tx.execute(sql`select pg_notify(${TICKS_CHANNEL}, ${String(earliestDueAt)})`)
-}
+// Workers here and in other processes are woken after the commit (database.ts), not by a
+// NOTIFY inside the booking transaction.
+const notifyTicks = (tx: Queryable): void => wakeAfterCommit(tx, TICKS_CHANNEL)
 
 /** A claimed row. */
 export interface ClaimedTick extends BookingTick {

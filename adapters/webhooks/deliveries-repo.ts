@@ -5,7 +5,8 @@ import {
   type DeliveryState,
 } from "../../core/events/delivery-policy.ts"
 import { NotFound, StateConflict } from "../../core/shared/errors.ts"
-import type { Db, Queryable } from "../postgres/database.ts"
+import { wakeAfterCommit, type Db, type Queryable } from "../postgres/database.ts"
+import { WEBHOOK_CHANNEL } from "../postgres/outbox.ts"
 import { webhooksTable } from "../postgres/tables/identity.ts"
 import {
   webhookDeliveriesTable,
@@ -13,7 +14,7 @@ import {
 } from "../postgres/tables/webhook-deliveries.ts"
 
 /** Channel the dispatcher LISTENs on (postgres); the outbox trigger notifies it too. */
-export const WEBHOOK_CHANNEL = "keyspace_webhooks"
+export { WEBHOOK_CHANNEL } from "../postgres/outbox.ts"
 
 export interface Registration {
   readonly id: string
@@ -76,7 +77,7 @@ export const insertDeliveries = async (q: Queryable, rows: ReadonlyArray<NewDeli
     .onConflictDoNothing({
       target: [webhookDeliveriesTable.eventId, webhookDeliveriesTable.webhookId],
     })
-  await q.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`)
+  wakeAfterCommit(q, WEBHOOK_CHANNEL)
 }
 
 /** A claimed delivery with what the sender needs from its registration. */
@@ -322,7 +323,7 @@ export const requeueDelivery = async (
       })
       .where(eq(d.id, id))
       .returning()
-    await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`)
+    wakeAfterCommit(tx, WEBHOOK_CHANNEL)
     return logEntry(updated!)
   })
 
@@ -339,7 +340,7 @@ export const enableWebhook = async (db: Db, webhookId: string, now: number) =>
         enabled: webhooksTable.enabled,
         consecutiveFailures: webhooksTable.consecutiveFailures,
       })
-    await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`)
+    wakeAfterCommit(tx, WEBHOOK_CHANNEL)
     return w!
   })
 

@@ -1,0 +1,111 @@
+import { sql } from "drizzle-orm"
+import { execute, type Db } from "./database.ts"
+
+/**
+ * Caches of rows every request reads and few requests change (access tokens, apps, projects,
+ * rooms, desks), kept correct across processes by one counter in the database: any committed
+ * change to a cached table moves `cache_epoch` (a deferred trigger, migration 0011). A request
+ * first learns the counter (`sync`, with a read that starts after the request arrived); when it
+ * moved, every cache is emptied. So a change committed anywhere is seen by every request that
+ * arrives after the commit, on every process, as without caches.
+ *
+ * Concurrent requests share reads: while one read is in flight, later callers wait for the
+ * next one (which starts after they asked), so a process sends at most one read at a time.
+ */
+export interface Caches {
+  /** Makes the caches current as of a read that starts now; every request calls it first. */
+  readonly sync: () => Promise<void>
+  /** The named cache (created on first use with these bounds; one per name). */
+  readonly cache: <K, V>(name: string, options: { max: number; ttlMs?: number }) => EpochCache<K, V>
+  /** Entries per cache, for the memory notes in bench/README.md. */
+  readonly sizes: () => Record<string, number>
+}
+
+export interface EpochCache<K, V> {
+  readonly get: (key: K) => V | undefined
+  /**
+   * Looks the key up, or loads it (after a sync: the load then reads data at least as new as
+   * the counter the cache holds) and keeps it unless the counter moved meanwhile.
+   */
+  readonly getOrLoad: (key: K, load: () => Promise<V | undefined>) => Promise<V | undefined>
+  readonly delete: (key: K) => void
+  readonly size: () => number
+}
+
+export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches => {
+  let epoch: bigint | undefined
+  const clears: Array<() => void> = []
+  const read = async (): Promise<bigint> => {
+    const [row] = await execute<{ value: string | number }>(db, sql`select value from cache_epoch where id = 1`)
+    return BigInt(row?.value ?? 0)
+  }
+  let current: Promise<void> | undefined
+  let queued: Promise<void> | undefined
+  const start = (): Promise<void> => {
+    const p: Promise<void> = read()
+      .then((e) => {
+        if (epoch === undefined || e > epoch) {
+          for (const clear of clears) clear()
+          epoch = e
+        }
+      })
+      .finally(() => {
+        if (current === p) current = undefined
+      })
+    current = p
+    return p
+  }
+  const sync = (): Promise<void> => {
+    if (current === undefined) return start()
+    queued ??= current
+      .catch(() => {})
+      .then(() => {
+        queued = undefined
+        return start()
+      })
+    return queued
+  }
+
+  const named = new Map<string, EpochCache<never, never>>()
+  const cache = <K, V>(name: string, options: { max: number; ttlMs?: number }): EpochCache<K, V> => {
+    const existing = named.get(name)
+    if (existing) return existing as unknown as EpochCache<K, V>
+    const made = makeCache<K, V>(options)
+    named.set(name, made as unknown as EpochCache<never, never>)
+    return made
+  }
+  const makeCache = <K, V>(options: { max: number; ttlMs?: number }): EpochCache<K, V> => {
+    // A Map keeps insertion order: re-inserting on a hit makes the first key the least recent.
+    const entries = new Map<K, { value: V; until: number }>()
+    clears.push(() => entries.clear())
+    const get = (key: K): V | undefined => {
+      const e = entries.get(key)
+      if (e === undefined) return undefined
+      if (e.until <= now()) {
+        entries.delete(key)
+        return undefined
+      }
+      entries.delete(key)
+      entries.set(key, e)
+      return e.value
+    }
+    return {
+      get,
+      getOrLoad: async (key, load) => {
+        const hit = get(key)
+        if (hit !== undefined) return hit
+        const at = epoch
+        const value = await load()
+        if (value !== undefined && at !== undefined && at === epoch) {
+          entries.set(key, { value, until: now() + (options.ttlMs ?? Number.POSITIVE_INFINITY) })
+          if (entries.size > options.max) entries.delete(entries.keys().next().value as K)
+        }
+        return value
+      },
+      delete: (key) => void entries.delete(key),
+      size: () => entries.size,
+    }
+  }
+  const sizes = () => Object.fromEntries([...named].map(([name, c]) => [name, c.size()]))
+  return { sync, cache, sizes }
+}

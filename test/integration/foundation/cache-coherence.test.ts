@@ -1,0 +1,63 @@
+import postgres from "postgres"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { boot, type Booted } from "../../../adapters/runtime/boot.ts"
+import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
+import { APP, at, bookingManifest } from "../bookings/booking-fixtures.ts"
+
+/**
+ * Issue 13: the token, app and asset caches of one process never outlive a change committed by
+ * another on the same PostgreSQL database (postgres/cache-epoch.ts). Two booted services on one
+ * database stand in for two processes.
+ */
+describe("caches across processes on one PostgreSQL database", () => {
+  let a: Harness
+  let b: Booted
+  let sql: postgres.Sql
+  let token: string
+  let orchid: string
+  const onB = async (method: string, path: string, body?: unknown) => {
+    const res = await b.app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    return { status: res.status, body: (await res.json()) as any }
+  }
+
+  beforeAll(async () => {
+    a = await startHarness("postgres")
+    const url = a.booted.services.config.databaseUrl!
+    b = await boot(
+      { DATABASE_URL: url, KEYSPACE_SEED: "none", KEYSPACE_CLOCK: "manual", KEYSPACE_CLOCK_START: CLOCK_START, KEYSPACE_ADMIN_TOKEN: ADMIN_TOKEN, KEYSPACE_LOG_LEVEL: "silent" },
+      { print: () => {}, background: false },
+    )
+    sql = postgres(url, { max: 1, onnotice: () => {} })
+    const ids = await a.applyManifest(bookingManifest())
+    orchid = ids.projects.hq.rooms.orchid
+    token = await a.tokenFor(APP.appId, APP.appSecret)
+  }, 60_000)
+  afterAll(async () => {
+    await sql?.end()
+    await b?.close()
+    await a?.close()
+  })
+
+  it("a room deactivated by the manifest on one process refuses bookings on another at once", async () => {
+    const first = await onB("POST", "/meetings", { meetingRoomId: orchid, title: "warm", startDateTime: at(1, "10:00"), endDateTime: at(1, "11:00") })
+    expect(first.status).toBe(201)
+    const m = bookingManifest() as any
+    m.projects[0].rooms.find((r: any) => r.key === "orchid").status = "inactive"
+    await a.applyManifest(m)
+    const second = await onB("POST", "/meetings", { meetingRoomId: orchid, title: "after", startDateTime: at(1, "12:00"), endDateTime: at(1, "13:00") })
+    expect(second.status).not.toBe(201)
+    expect(second.status).toBeLessThan(500)
+  })
+
+  it("an access token revoked by another process is refused at once", async () => {
+    expect((await onB("GET", "/meetings")).status).not.toBe(401)
+    await sql`update tokens set revoked_at = now() where kind = 'access'`
+    const res = await onB("GET", "/meetings")
+    expect(res.status).toBe(401)
+    expect(res.body.code).toBe("SV002")
+  })
+})
