@@ -47,8 +47,9 @@ export const moveToPostgres = async (
     ).rows
     const ordered = parentsFirst(tables, edges)
 
+    const data = ordered.filter((t) => !SEEDED_BY_MIGRATIONS.has(t))
     const nonEmpty = await target.unsafe<Array<{ n: number }>>(
-      `select count(*)::int as n from (${ordered.map((t) => `(select 1 from ${ident(t)} limit 1)`).join(" union all ")}) x`,
+      `select count(*)::int as n from (${data.map((t) => `(select 1 from ${ident(t)} limit 1)`).join(" union all ")}) x`,
     )
     if ((nonEmpty[0]?.n ?? 0) > 0)
       throw new StartupError("DATABASE_URL: the target database already has data; move into an empty database (createdb a new one).")
@@ -56,6 +57,8 @@ export const moveToPostgres = async (
     const report: Array<{ table: string; rows: number }> = []
     await target.begin(async (tx) => {
       for (const t of ordered) await tx.unsafe(`alter table ${ident(t)} disable trigger user`)
+      // The source's deployment state replaces what the target's migrations seeded.
+      for (const t of ordered) if (SEEDED_BY_MIGRATIONS.has(t)) await tx.unsafe(`delete from ${ident(t)}`)
       for (const t of ordered) {
         let rows = 0
         for (let offset = 0; ; offset += BATCH) {
@@ -92,6 +95,13 @@ export const moveToPostgres = async (
     await target.end({ timeout: 5 })
   }
 }
+
+/**
+ * Deployment state whose rows the migrations or the first start create (the cache counter,
+ * the shared manual clock, coherence versions): not tenant data, so a target holding them is
+ * still empty.
+ */
+const SEEDED_BY_MIGRATIONS: ReadonlySet<string> = new Set(["cache_epoch", "service_clock", "coherence_versions"])
 
 /** Tables ordered so every table comes after the tables its foreign keys point to. */
 const parentsFirst = (tables: readonly string[], edges: ReadonlyArray<{ child: string; parent: string }>): string[] => {
