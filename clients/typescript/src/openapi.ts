@@ -274,6 +274,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/manifest/ids": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the key-to-id map
+         * @description The ids of everything provisioned (the demo project's among them), in the shape PUT /admin/v1/manifest answers, read back from the database.
+         */
+        get: operations["getManifestIds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/apps/{appId}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an app's secret
+         * @description appId is the app_id of the token grant (e.g. demo-app). Without a body a new secret is generated; the answer shows it once. The old secret stops working at once; tokens already issued stay valid until they expire.
+         */
+        post: operations["rotateAppSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/clock": {
         parameters: {
             query?: never;
@@ -1800,7 +1840,9 @@ export interface components {
                         /** @enum {string} */
                         scheme: "jwt";
                     };
+                    enabled?: boolean;
                 }[];
+                removedWebhooks?: string[];
             }[];
             apps?: {
                 key: string;
@@ -1810,6 +1852,11 @@ export interface components {
                 partnerAccessGroups?: string[];
                 canActAs?: boolean;
             }[];
+        };
+        AppSecret: {
+            appId: string;
+            /** @description The new secret, shown once; only its hash is stored. */
+            appSecret: string;
         };
         ClockState: {
             /**
@@ -3907,6 +3954,170 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "SV002";
+                    };
+                };
+            };
+            /** @description `SV001`: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV001";
+                    };
+                };
+            };
+            /** @description `SV004`: Internal error. Retryable. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV004";
+                    };
+                };
+            };
+            /** @description `SV004`: Upstream unavailable. Retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV004";
+                    };
+                };
+            };
+        };
+    };
+    getManifestIds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Key-to-ObjectId map. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ManifestIds"];
+                    };
+                };
+            };
+            /** @description `SV002`: Operator token required. */
+            401: {
+                headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV002";
+                    };
+                };
+            };
+            /** @description `SV004`: Internal error. Retryable. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV004";
+                    };
+                };
+            };
+            /** @description `SV004`: Upstream unavailable. Retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV004";
+                    };
+                };
+            };
+        };
+    };
+    rotateAppSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    appSecret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The app_id and its new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["AppSecret"];
+                    };
+                };
+            };
+            /** @description `SV001`: Validation failed; message is an array with one string per violated constraint. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV001";
+                    };
+                };
+            };
+            /** @description `SV002`: Operator token required. */
+            401: {
+                headers: {
+                    /** @description Bearer challenge; `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV002";
+                    };
+                };
+            };
+            /** @description `SV005`: Resource not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV005";
                     };
                 };
             };

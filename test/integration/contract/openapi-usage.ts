@@ -131,6 +131,16 @@ export const exerciseEveryOperation = async (options: UsageOptions): Promise<voi
   const desk = project.desks["d1"] ?? ""
   const webhook = project.webhooks["ops"] ?? ""
 
+  seen("get", "/admin/v1/manifest/ids", await operator.GET("/admin/v1/manifest/ids"))
+  // A chosen secret equal to the manifest's, so the grants below still sign in with it.
+  seen(
+    "post",
+    "/admin/v1/apps/{appId}/secret",
+    await operator.POST("/admin/v1/apps/{appId}/secret", {
+      params: { path: { appId: "oc-app" } },
+      body: { appSecret: "oc-app-secret-0123456789" },
+    }),
+  )
   const clock = seen("get", "/admin/v1/clock", await operator.GET("/admin/v1/clock"))
   const now = Date.parse(clock.data?.data.now ?? "")
 
