@@ -1,6 +1,5 @@
 import { eq } from "drizzle-orm"
 import { NotFound } from "../../core/shared/errors.ts"
-import { bumpVersion, SCOPES } from "../coherence/versions.ts"
 import type { Db } from "../postgres/database.ts"
 import { appsTable } from "../postgres/schema.ts"
 import { hashSecret, newOpaqueToken } from "./secret-hash.ts"
@@ -8,9 +7,9 @@ import { hashSecret, newOpaqueToken } from "./secret-hash.ts"
 /**
  * Rotates an app's secret (POST /admin/v1/apps/{appId}/secret): the new secret is returned once
  * and only its hash is kept, as for the manifest. The old secret stops working at once on every
- * process: the update bumps the manifest's coherence version in the same transaction (the
- * manifest scope covers apps and their secrets), so a cache keyed on app credentials anywhere
- * drops them when it commits. Tokens already issued stay valid until they expire (rotation must
+ * process: the update of the apps row moves cache_epoch when it commits (a database trigger,
+ * adapters/postgres/cache-epoch.ts), so every process's caches drop what they hold before the
+ * next request reads them. Tokens already issued stay valid until they expire (rotation must
  * not break a running integration mid-request; revoke by waiting out KEYSPACE_ACCESS_TOKEN_TTL).
  */
 export const rotateAppSecret = async (
@@ -29,7 +28,6 @@ export const rotateAppSecret = async (
       .where(eq(appsTable.appId, appId))
       .returning({ id: appsTable.id })
     if (updated.length === 0) throw new NotFound({ entity: "app", id: appId })
-    await bumpVersion(tx, SCOPES.manifest)
   })
   return { appId, appSecret }
 }

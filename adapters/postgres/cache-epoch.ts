@@ -32,13 +32,16 @@ export interface EpochCache<K, V> {
   readonly size: () => number
 }
 
+/** The counter as committed now (one primary-key read). */
+export const readCacheEpoch = async (db: Db): Promise<bigint> => {
+  const [row] = await execute<{ value: string | number }>(db, sql`select value from cache_epoch where id = 1`)
+  return BigInt(row?.value ?? 0)
+}
+
 export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches => {
   let epoch: bigint | undefined
   const clears: Array<() => void> = []
-  const read = async (): Promise<bigint> => {
-    const [row] = await execute<{ value: string | number }>(db, sql`select value from cache_epoch where id = 1`)
-    return BigInt(row?.value ?? 0)
-  }
+  const read = (): Promise<bigint> => readCacheEpoch(db)
   let current: Promise<void> | undefined
   let queued: Promise<void> | undefined
   const start = (): Promise<void> => {

@@ -2,7 +2,6 @@ import { and, eq, inArray, notInArray, type SQL } from "drizzle-orm"
 import type { PgTable } from "drizzle-orm/pg-core"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
 import { hashSecret, verifySecret } from "../auth/secret-hash.ts"
-import { bumpVersion, SCOPES } from "../coherence/versions.ts"
 import type { Services } from "../runtime/services.ts"
 import type { Queryable, Tx } from "./database.ts"
 import {
@@ -234,8 +233,8 @@ export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<M
       }
     }
   }
-  // Every process's caches of tenants, assets, apps and webhooks follow this commit.
-  await bumpVersion(tx, SCOPES.manifest)
+  // Every process's caches follow this commit without a call here: the triggers on apps,
+  // projects, rooms and desks move cache_epoch (adapters/postgres/cache-epoch.ts).
   return out
 }
 

@@ -98,10 +98,9 @@ export const moveToPostgres = async (
 
 /**
  * Deployment state whose rows the migrations or the first start create (the cache counter,
- * the shared manual clock, coherence versions): not tenant data, so a target holding them is
- * still empty.
+ * the shared manual clock): not tenant data, so a target holding them is still empty.
  */
-const SEEDED_BY_MIGRATIONS: ReadonlySet<string> = new Set(["cache_epoch", "service_clock", "coherence_versions"])
+const SEEDED_BY_MIGRATIONS: ReadonlySet<string> = new Set(["cache_epoch", "service_clock"])
 
 /** Tables ordered so every table comes after the tables its foreign keys point to. */
 const parentsFirst = (tables: readonly string[], edges: ReadonlyArray<{ child: string; parent: string }>): string[] => {

@@ -4,7 +4,6 @@ import { systemClock } from "../clock/clocks.ts"
 import { isSharedManual, openSharedClock } from "../clock/shared-clock.ts"
 import { parseConfig, type Config } from "../config/config.ts"
 import { newOpaqueToken } from "../auth/secret-hash.ts"
-import { startCoherence } from "../coherence/versions.ts"
 import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
@@ -96,7 +95,6 @@ const bootLocked = async (
     adminToken,
     onClockAdvanced: [],
     wake: [],
-    coherence: startCoherence(database, logger),
   }
   const lines: string[] = []
   if (!config.adminToken) lines.push(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
@@ -130,7 +128,6 @@ const bootLocked = async (
       try {
         await stopBackground()
         await services.tracer.shutdown()
-        await services.coherence.stop()
         if (isSharedManual(clock)) await clock.close()
         await database.close()
       } finally {

@@ -1,5 +1,4 @@
 import type { ClockShape } from "../../core/ports/clock.ts"
-import type { Coherence } from "../coherence/versions.ts"
 import type { Config } from "../config/config.ts"
 import type { Metrics } from "../observability/metrics.ts"
 import type { Tracer } from "../observability/tracing.ts"
@@ -28,6 +27,4 @@ export interface Services {
   readonly onClockAdvanced: Array<(now: number) => Promise<void>>
   /** Wakes background workers when new work was committed (ticks, deliveries). */
   readonly wake: Array<() => void>
-  /** What in-memory state hooks into to follow changes made by other processes. */
-  readonly coherence: Coherence
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { readVersions, SCOPES } from "../../../adapters/coherence/versions.ts"
+import { readCacheEpoch } from "../../../adapters/postgres/cache-epoch.ts"
 import { boot } from "../../../adapters/runtime/boot.ts"
 import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
 
@@ -41,28 +41,16 @@ describe("operator credentials: rotate an app secret, read the ids again", () =>
     await expect(h.tokenFor("demo-app", "chosen-secret-0123")).resolves.toBeTypeOf("string")
   })
 
-  it("a rotation bumps the manifest coherence version when it commits, and a refused one does not", async () => {
-    const coherence = h.booted.services.coherence
-    const versionNow = async () => (await readVersions(h.booted.services.database.db)).get(SCOPES.manifest) ?? 0
-    const before = await versionNow()
-    const heard: number[] = []
-    const stop = coherence.onChange((scope, version) => {
-      if (scope === SCOPES.manifest) heard.push(version)
-    })
-    try {
-      expect((await h.admin("POST", "/apps/demo-app/secret")).status).toBe(200)
-      expect(await versionNow()).toBe(before + 1)
-      await coherence.refresh()
-      expect(heard).toEqual([before + 1])
-      expect(coherence.version(SCOPES.manifest)).toBe(before + 1)
+  it("a rotation moves the cache epoch when it commits, and a refused one does not", async () => {
+    const epochNow = () => readCacheEpoch(h.booted.services.database.db)
+    const before = await epochNow()
+    expect((await h.admin("POST", "/apps/demo-app/secret")).status).toBe(200)
+    expect(await epochNow()).toBe(before + 1n)
 
-      // The update and the bump are one transaction: nothing rotated, nothing bumped.
-      expect((await h.admin("POST", "/apps/no-such-app/secret")).status).toBe(404)
-      expect((await h.admin("POST", "/apps/demo-app/secret", { appSecret: "short" })).status).toBe(400)
-      expect(await versionNow()).toBe(before + 1)
-    } finally {
-      stop()
-    }
+    // The update and the move are one transaction: nothing rotated, nothing moved.
+    expect((await h.admin("POST", "/apps/no-such-app/secret")).status).toBe(404)
+    expect((await h.admin("POST", "/apps/demo-app/secret", { appSecret: "short" })).status).toBe(400)
+    expect(await epochNow()).toBe(before + 1n)
   })
 
   it("rotating an unknown app is 404 and a bad secret is 400 SV001", async () => {

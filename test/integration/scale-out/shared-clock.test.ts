@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { readCacheEpoch } from "../../../adapters/postgres/cache-epoch.ts"
 import { boot, type Booted } from "../../../adapters/runtime/boot.ts"
 import { contractManifest } from "../../support/contract-manifest.ts"
 import { freshPostgresDatabase } from "../../support/databases.ts"
@@ -107,20 +108,19 @@ describe("the shared manual clock on PostgreSQL", () => {
     expect((await call(b, "GET", "/admin/v1/clock")).status).toBe(200)
   })
 
-  it("a manifest applied on one process bumps the coherence version every process follows", async () => {
-    const before = b.services.coherence.version("manifest")
-    const seen = new Promise<number>((resolve) => {
-      const off = b.services.coherence.onChange((scope, version) => {
-        if (scope !== "manifest") return
-        off()
-        resolve(version)
-      })
-    })
+  it("a manifest applied on one process moves the cache epoch and empties another process's caches before its next request", async () => {
+    const probe = b.services.caches.cache<string, string>("coherence-probe", { max: 10 })
+    await b.services.caches.sync()
+    await probe.getOrLoad("probe", async () => "held")
+    expect(probe.get("probe")).toBe("held")
+
+    const before = await readCacheEpoch(b.services.database.db)
     await a.applyManifest(contractManifest())
-    // NOTIFY carries it without a request; refresh is the exact read a cache may ask for.
-    await b.services.coherence.refresh()
-    expect(await seen).toBe(before + 1)
-    expect(b.services.coherence.version("manifest")).toBe(before + 1)
+    // Moved by the triggers when the manifest committed: no writer calls anything.
+    expect(await readCacheEpoch(b.services.database.db)).toBe(before + 1n)
+    // What every request on B does first: the counter moved, so every cache is emptied.
+    await b.services.caches.sync()
+    expect(probe.get("probe")).toBeUndefined()
   })
 })
 
