@@ -293,11 +293,12 @@ describe.skipIf(Boolean(process.env.KEYSPACE_E2E_URL))("three processes on one P
     const acknowledged: string[] = []
     let failed = 0
     let sent = 0
+    let killed: Promise<unknown> | undefined
     const worker = async () => {
       for (;;) {
         const slot = slots[sent++]
         if (!slot) return
-        if (sent === 20) void servers[1]!.kill("SIGKILL")
+        if (sent === 20) killed = servers[1]!.kill("SIGKILL")
         // A request to the dying process fails (not acknowledged): the balancer retries elsewhere.
         for (let attempt = 0; attempt < 5; attempt++) {
           const res = await book(tok, slot.room, slot.start, 30).catch(() => undefined)
@@ -311,6 +312,8 @@ describe.skipIf(Boolean(process.env.KEYSPACE_E2E_URL))("three processes on one P
       }
     }
     await Promise.all([worker(), worker(), worker(), worker()])
+    // The exit is reported asynchronously: wait for it rather than race it.
+    await killed
     expect(servers[1]!.child.signalCode).toBe("SIGKILL")
     expect(acknowledged.length).toBeGreaterThan(40)
     for (const id of acknowledged) {
