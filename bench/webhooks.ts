@@ -2,7 +2,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { loadavg } from "node:os"
 import { pathToFileURL } from "node:url"
-import { boot } from "../adapters/runtime/boot.ts"
+import { boot } from "../adapters/wiring/boot.ts"
 import { insertDeliveries } from "../adapters/webhooks/deliveries-repo.ts"
 import { makeEnvelope } from "../core/events/envelope.ts"
 

@@ -3,7 +3,7 @@ import type { Principal } from "../../core/auth/principal.ts"
 import { Unauthenticated } from "../../core/shared/errors.ts"
 import type { Queryable } from "../postgres/database.ts"
 import { appProjectsTable, appsTable, tokensTable } from "../postgres/schema.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { newOpaqueToken, sha256Hex, verifySecret } from "./secret-hash.ts"
 
 /** The spec's TokenResponse: no envelope, no token_type. */

@@ -9,7 +9,7 @@ import { assetCalendar } from "../postgres/booking-repo.ts"
 import type { Queryable } from "../postgres/database.ts"
 import { desksTable, projectsTable, roomsTable } from "../postgres/schema.ts"
 import { bookingSlotsTable } from "../postgres/tables/bookings.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
 import { priceOf } from "./pricing-glue.ts"
 

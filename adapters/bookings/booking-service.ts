@@ -62,7 +62,7 @@ import {
   roomsTable,
   usersTable,
 } from "../postgres/schema.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { lifecycleCommitted, newBookingTicksInsert, scheduleStoredBooking } from "../scheduler/apply-tick.ts"
 import { assetConfigOf, findAsset, findAssetCached, projectsById, requireProjectScope, type ProjectInfo } from "./asset-queries.ts"
 import { meetingView, type MeetingView } from "./meeting-view.ts"

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm"
 import postgres from "postgres"
 import { UpstreamUnavailable } from "../../core/shared/errors.ts"
 import { execute, type Database } from "../postgres/database.ts"
-import type { Logger } from "../runtime/logger.ts"
+import type { Logger } from "../wiring/logger.ts"
 import { ManualClock } from "./clocks.ts"
 
 /**

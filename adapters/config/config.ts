@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Context, Schema } from "effect"
 import { DEFAULT_TASK_QUEUE } from "../../workflows/definitions.ts"
 
 /**
@@ -147,3 +147,6 @@ export const parseConfig = (env: Env): Config => {
     logLevel: oneOf(env, "KEYSPACE_LOG_LEVEL", ["debug", "info", "warn", "error", "silent"] as const, "info"),
   }
 }
+
+/** The parsed configuration as a service (use cases read limits and windows from it). */
+export class AppConfig extends Context.Service<AppConfig, Config>()("keyspace/config/AppConfig") {}

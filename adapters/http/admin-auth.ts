@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory"
 import { Unauthenticated } from "../../core/shared/errors.ts"
 import { constantTimeEqual } from "../auth/secret-hash.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import type { AppEnv } from "./app-env.ts"
 
 const enc = new TextEncoder()

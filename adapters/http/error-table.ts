@@ -21,10 +21,32 @@ import type {
   UpstreamUnavailable,
   ValidationFailed,
 } from "../../core/shared/errors.ts"
+import type { Effect } from "effect"
+import type { UseCases } from "../../core/use-cases.ts"
 import { failureBody, type Envelope } from "./envelope.ts"
 
-/** Every tagged error a request can end in. Adding a tag without a row fails to compile. */
+type FailureOf<F> = F extends (...args: never[]) => Effect.Effect<unknown, infer E, unknown>
+  ? E
+  : F extends Effect.Effect<unknown, infer E, unknown>
+    ? E
+    : never
+type FailuresOf<Shape> = { [K in keyof Shape]: FailureOf<Shape[K]> }[keyof Shape]
+type ServiceFailures<S> = S extends { readonly Service: infer Shape } ? FailuresOf<Shape> : never
+
+/** What the core's use cases declare they can fail with (core/use-cases.ts). */
+export type UseCaseFailure = ServiceFailures<UseCases>
+
+/** Failures found at the edge before a use case runs: decoding, authentication, partner scope. */
+export type EdgeFailure = ValidationFailed | Unauthenticated | Forbidden | AuthUnavailable
+
+/**
+ * Every tagged error a request can end in: the use cases' failures, the edge's, and those
+ * still thrown by Promise code not yet moved onto a use case. Adding a failure to a use case
+ * without a row here fails to compile.
+ */
 export type AppError =
+  | UseCaseFailure
+  | EdgeFailure
   | ValidationFailed
   | BookingRuleViolated
   | Unauthenticated

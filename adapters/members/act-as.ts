@@ -15,7 +15,7 @@ import {
   lockExternalUser,
 } from "../postgres/member-repo.ts"
 import type { Queryable } from "../postgres/database.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { inMemberTransaction } from "./partner-member-service.ts"
 
 /**

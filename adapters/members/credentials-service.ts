@@ -19,7 +19,7 @@ import {
   revokeCards,
   saveFace,
 } from "../postgres/member-repo.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { deviceCommandsBetween } from "./device-enrollment.ts"
 import {
   inMemberTransaction,

@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm"
 import type { Queryable, Tx } from "../postgres/database.ts"
 import { deviceCommandsTable } from "../postgres/schema.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 
 /** A credential a door device can hold: an access card (by UID) or a face template. */
 export type DeviceCredential =

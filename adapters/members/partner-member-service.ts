@@ -56,7 +56,7 @@ import {
   unitBindingOf,
   type LoadedMember,
 } from "../postgres/member-repo.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import {
   deviceCommandsBetween,
   type DeviceEnrollment,

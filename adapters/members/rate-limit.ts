@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm"
 import { RateLimited } from "../../core/shared/errors.ts"
 import { partnerRateLimitsTable } from "../postgres/schema.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 
 /**
  * Decides one request against a sliding log of the app's admitted requests. Pure, so the

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import { execute } from "../postgres/database.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 
 /**
  * Gauges read from the database at scrape time: current bookings by status, deliveries by

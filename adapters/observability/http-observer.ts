@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono"
 import { matchedRoutes } from "hono/route"
-import type { Logger } from "../runtime/logger.ts"
+import type { Logger } from "../wiring/logger.ts"
 import type { Metrics } from "./metrics.ts"
 import { runWithRequestContext } from "./request-context.ts"
 import { parseTraceparent, type Tracer } from "./tracing.ts"

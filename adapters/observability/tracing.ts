@@ -1,4 +1,4 @@
-import type { Logger } from "../runtime/logger.ts"
+import type { Logger } from "../wiring/logger.ts"
 import { currentRequestContext, runWithRequestContext } from "./request-context.ts"
 
 /**

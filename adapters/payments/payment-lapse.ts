@@ -11,7 +11,7 @@ import {
 } from "../postgres/booking-repo.ts"
 import type { Queryable } from "../postgres/database.ts"
 import { paymentsTable } from "../postgres/tables/payments.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { extensionOriginOf, paymentMetrics, setPaymentStatus } from "./payment-records.ts"
 
 /**

@@ -5,7 +5,7 @@ import type { BookingStatus } from "../../core/booking/state.ts"
 import type { PaymentGatewayShape, PaymentStatus } from "../../core/ports/payments.ts"
 import type { Queryable } from "../postgres/database.ts"
 import { paymentsTable, type PaymentRow } from "../postgres/tables/payments.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { makeSandboxGateway } from "./sandbox-gateway.ts"
 
 /**

@@ -42,7 +42,7 @@ import {
 import { execute, type Queryable } from "../postgres/database.ts"
 import { paymentsTable, type PaymentRow } from "../postgres/tables/payments.ts"
 import { discountsTable } from "../postgres/tables/tenancy.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { lifecycleCommitted, scheduleStoredBooking } from "../scheduler/apply-tick.ts"
 import {
   extensionOriginOf,

@@ -2,7 +2,7 @@ import { and, eq, inArray, notInArray, type SQL } from "drizzle-orm"
 import type { PgTable } from "drizzle-orm/pg-core"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
 import { hashSecret, verifySecret } from "../auth/secret-hash.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import type { Queryable, Tx } from "./database.ts"
 import {
   accessGroupsTable,

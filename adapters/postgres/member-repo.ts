@@ -22,7 +22,7 @@ import type {
   UnitRoom,
 } from "../../core/member/unit-binding.ts"
 import type { DeviceCredential, MemberAccess } from "../members/device-enrollment.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { execute, type Queryable, type Tx } from "./database.ts"
 import {
   appLinksTable,

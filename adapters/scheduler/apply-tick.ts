@@ -26,7 +26,7 @@ import { execute, type Queryable, type Tx } from "../postgres/database.ts"
 import { bookingSlotsTable, bookingsTable } from "../postgres/tables/bookings.ts"
 import { paymentsTable } from "../postgres/tables/payments.ts"
 import { lapseUnpaidBooking } from "../payments/payment-lapse.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { DEFERRED, type ApplyTick } from "./embedded.ts"
 import { lifecycleSchedulerOf } from "./registry.ts"
 import {

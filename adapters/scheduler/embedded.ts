@@ -4,7 +4,7 @@ import type {
   TickOutcome,
 } from "../../core/ports/lifecycle-scheduler.ts"
 import type { Database, Tx } from "../postgres/database.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import {
   claimDueTicks,
   claimTickById,

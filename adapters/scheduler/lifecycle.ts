@@ -1,4 +1,4 @@
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { makeApplyTick } from "./apply-tick.ts"
 import { makeEmbeddedScheduler, type EmbeddedOptions } from "./embedded.ts"
 import { registerLifecycleScheduler, unregisterLifecycleScheduler } from "./registry.ts"

@@ -1,5 +1,5 @@
 import type { LifecycleSchedulerShape } from "../../core/ports/lifecycle-scheduler.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 
 /**
  * Which lifecycle scheduler a running service uses, so the booking code can notify it after a

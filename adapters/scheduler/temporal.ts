@@ -8,7 +8,7 @@ import type { LifecyclePorts } from "../../workflows/activities.ts"
 import type { bookingLifecycle } from "../../workflows/booking-lifecycle.ts"
 import { BOOKING_LIFECYCLE_WORKFLOW, lifecycleWorkflowId, signalFor } from "../../workflows/definitions.ts"
 import { execute } from "../postgres/database.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { applyTickNow, loadSnapshots } from "./apply-tick.ts"
 import { makeEmbeddedScheduler, type ApplyTick } from "./embedded.ts"
 

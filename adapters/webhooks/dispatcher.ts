@@ -5,7 +5,7 @@ import {
 } from "../../core/events/delivery-policy.ts"
 import { ConfigError } from "../config/config.ts"
 import type { DeliveryAttempt } from "../postgres/tables/webhook-deliveries.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import {
   claimDue,
   nextDueAt,

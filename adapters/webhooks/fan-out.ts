@@ -14,7 +14,7 @@ import {
 } from "../postgres/tables/bookings.ts"
 import { desksTable, floorsTable, projectsTable, roomsTable } from "../postgres/tables/tenancy.ts"
 import { webhookOutboxQueueTable } from "../postgres/tables/webhook-deliveries.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 import { insertDeliveries, subscribedRegistrations, type NewDelivery } from "./deliveries-repo.ts"
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import { execute, type Queryable } from "../postgres/database.ts"
-import type { Services } from "../runtime/services.ts"
+import type { Services } from "../wiring/services.ts"
 
 const DAY_MS = 86_400_000
 /** Real-time period of the sweep; a manual clock's advance also sweeps. */

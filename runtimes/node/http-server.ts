@@ -2,7 +2,7 @@ import { serve } from "@hono/node-server"
 import type { Server } from "node:http"
 import type { Socket } from "node:net"
 import { failureBody } from "../../adapters/http/envelope.ts"
-import type { Booted } from "../../adapters/runtime/boot.ts"
+import type { Booted } from "../../adapters/wiring/boot.ts"
 
 /**
  * How long an idle keep-alive connection stays open, announced as `Keep-Alive: timeout=65`.

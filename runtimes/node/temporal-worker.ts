@@ -2,7 +2,7 @@ import { NativeConnection, Worker } from "@temporalio/worker"
 import { fileURLToPath } from "node:url"
 import { makeApplyTick } from "../../adapters/scheduler/apply-tick.ts"
 import { lifecyclePorts } from "../../adapters/scheduler/temporal.ts"
-import { boot } from "../../adapters/runtime/boot.ts"
+import { boot } from "../../adapters/wiring/boot.ts"
 import { createActivities } from "../../workflows/activities.ts"
 
 /**

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { lockDataDir, lockPathOf } from "../../adapters/runtime/data-dir-lock.ts"
-import { StartupError } from "../../adapters/runtime/startup-error.ts"
+import { lockDataDir, lockPathOf } from "../../adapters/wiring/data-dir-lock.ts"
+import { StartupError } from "../../adapters/wiring/startup-error.ts"
 
 /** The lock's staleness rules, without processes (one-writer.test.ts spawns real servers). */
 describe("data directory lock", () => {

@@ -1,4 +1,4 @@
-import { boot, type Booted } from "../../adapters/runtime/boot.ts"
+import { boot, type Booted } from "../../adapters/wiring/boot.ts"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
 import { freshPostgresDatabase, type Engine } from "./databases.ts"
 

@@ -1,7 +1,7 @@
 import { Hono } from "hono"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
 import { authenticateApp, issueAppTokenPair, refreshTokenPair } from "../../auth/token-service.ts"
-import type { Services } from "../../runtime/services.ts"
+import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import {
   AppCredentialsGrant,

@@ -1,6 +1,6 @@
 import { Hono } from "hono"
 import type { RouterRoute } from "hono/types"
-import type { Services } from "../../runtime/services.ts"
+import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { operationCatalog } from "../openapi/catalog.ts"
 import { buildOpenApiDocument, routeKey } from "../openapi/document.ts"

@@ -8,7 +8,7 @@ import {
   updateMeeting,
   type MeetingAction,
 } from "../../bookings/booking-service.ts"
-import type { Services } from "../../runtime/services.ts"
+import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
 import {

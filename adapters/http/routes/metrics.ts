@@ -1,6 +1,6 @@
 import { Hono } from "hono"
 import { refreshDatabaseGauges } from "../../observability/database-gauges.ts"
-import type { Services } from "../../runtime/services.ts"
+import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 
 /**

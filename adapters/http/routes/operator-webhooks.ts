@@ -5,7 +5,7 @@ import {
   requeueDelivery,
 } from "../../webhooks/deliveries-repo.ts"
 import { publishVisitorEvent } from "../../webhooks/fan-out.ts"
-import type { Services } from "../../runtime/services.ts"
+import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
 import {

@@ -4,7 +4,7 @@ import { Manifest, manifestReferenceErrors } from "../../../core/tenancy/manifes
 import { isSharedManual } from "../../clock/shared-clock.ts"
 import { rotateAppSecret } from "../../auth/app-secret.ts"
 import { applyManifest, readManifestIds } from "../../postgres/manifest-repo.ts"
-import type { Services } from "../../runtime/services.ts"
+import type { Services } from "../../wiring/services.ts"
 import { registrationUrlErrors } from "../../webhooks/ssrf-guard.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"

@@ -9,7 +9,7 @@ import {
   upsertPartnerMember,
 } from "../../members/partner-member-service.ts"
 import { consumePartnerBudget } from "../../members/rate-limit.ts"
-import type { Services } from "../../runtime/services.ts"
+import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
 import {

@@ -9,7 +9,7 @@ import {
   renderStatusPage,
 } from "../../payments/pay-page.ts"
 import { payPageModel, settlePayment } from "../../payments/payment-service.ts"
-import type { Services } from "../../runtime/services.ts"
+import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
 import { nulViolations } from "../validation.ts"

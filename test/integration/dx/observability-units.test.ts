@@ -3,7 +3,7 @@ import { contextualLogger, redactValue } from "../../../adapters/observability/l
 import { makeMetrics, makeRegistry } from "../../../adapters/observability/metrics.ts"
 import { runWithRequestContext } from "../../../adapters/observability/request-context.ts"
 import { parseTraceparent, tracingConfig } from "../../../adapters/observability/tracing.ts"
-import { makeLogger } from "../../../adapters/runtime/logger.ts"
+import { makeLogger } from "../../../adapters/wiring/logger.ts"
 
 describe("metrics registry", () => {
   it("renders counters, gauges and cumulative histograms in Prometheus text format", () => {

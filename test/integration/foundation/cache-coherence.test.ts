@@ -1,6 +1,6 @@
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { boot, type Booted } from "../../../adapters/runtime/boot.ts"
+import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
 import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
 import { APP, at, bookingManifest } from "../bookings/booking-fixtures.ts"
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readCacheEpoch } from "../../../adapters/postgres/cache-epoch.ts"
-import { boot } from "../../../adapters/runtime/boot.ts"
+import { boot } from "../../../adapters/wiring/boot.ts"
 import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
 
 /** Issue 15, point 4: credentials can be recovered without wiping the database. */

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { execute } from "../../../adapters/postgres/database.ts"
-import { boot, type Booted } from "../../../adapters/runtime/boot.ts"
+import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
 import { freshPostgresDatabase } from "../../support/databases.ts"
 import { ADMIN_TOKEN } from "../../support/harness.ts"
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { admit } from "../../../adapters/members/rate-limit.ts"
-import { boot, type Booted } from "../../../adapters/runtime/boot.ts"
+import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { ADMIN_TOKEN, CLOCK_START } from "../../support/harness.ts"
 import { startPartnerWorld, type PartnerWorld } from "./partner-fixture.ts"

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readCacheEpoch } from "../../../adapters/postgres/cache-epoch.ts"
-import { boot, type Booted } from "../../../adapters/runtime/boot.ts"
+import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
 import { contractManifest } from "../../support/contract-manifest.ts"
 import { freshPostgresDatabase } from "../../support/databases.ts"
 import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"

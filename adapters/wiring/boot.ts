@@ -15,12 +15,15 @@ import { seedDemo } from "./demo-seed.ts"
 import { ensurePortFree } from "./port-probe.ts"
 import { StartupError } from "./startup-error.ts"
 import { makeLogger } from "./logger.ts"
+import { makeAppRuntime, type AppRuntime } from "./app-layer.ts"
 import type { Services } from "./services.ts"
 import { startBackground, surfaces } from "./surfaces.ts"
 
 export interface Booted {
   readonly app: ReturnType<typeof makeApp>
   readonly services: Services
+  /** The Effect runtime every handler and worker runs use cases on; disposed by `close`. */
+  readonly runtime: AppRuntime
   /** Prints what the operator needs (tokens, demo credentials); call once the server listens on `port`. */
   readonly announce: (port: number) => void
   /** Stops background workers, closes the database and frees the data directory (after the HTTP server drained). */
@@ -83,18 +86,23 @@ const bootLocked = async (
           throw e
         })
       : systemClock()
+  const newId = () => objectId(Date.now())
+  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database } })
+  // Builds every layer now, so a broken graph fails the start, not the first request.
+  await runtime.context()
   const services: Services = {
     config,
     clock,
     database,
     caches: makeCaches(database.db),
-    newId: () => objectId(Date.now()),
+    newId,
     logger,
     metrics: makeMetrics(),
     tracer: makeTracer(env, logger),
     adminToken,
     onClockAdvanced: [],
     wake: [],
+    runtime,
   }
   const lines: string[] = []
   if (!config.adminToken) lines.push(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
@@ -120,6 +128,7 @@ const bootLocked = async (
   return {
     app,
     services,
+    runtime,
     announce: (port) => {
       lock?.listeningOn(port)
       lines.forEach((line) => print(line))
@@ -127,6 +136,7 @@ const bootLocked = async (
     close: async () => {
       try {
         await stopBackground()
+        await runtime.dispose()
         await services.tracer.shutdown()
         if (isSharedManual(clock)) await clock.close()
         await database.close()

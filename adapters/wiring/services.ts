@@ -4,11 +4,12 @@ import type { Metrics } from "../observability/metrics.ts"
 import type { Tracer } from "../observability/tracing.ts"
 import type { Caches } from "../postgres/cache-epoch.ts"
 import type { Database } from "../postgres/database.ts"
+import type { AppRuntime } from "./app-layer.ts"
 import type { Logger } from "./logger.ts"
 
 /**
  * Everything a request handler or background worker may touch, built once at start
- * (adapters/runtime/boot.ts) and passed down explicitly.
+ * (adapters/wiring/boot.ts) and passed down explicitly.
  */
 export interface Services {
   readonly config: Config
@@ -27,4 +28,9 @@ export interface Services {
   readonly onClockAdvanced: Array<(now: number) => Promise<void>>
   /** Wakes background workers when new work was committed (ticks, deliveries). */
   readonly wake: Array<() => void>
+  /**
+   * The one Effect runtime (use cases, ports, workers), built at boot. Bridge while routes and
+   * workers move off this object onto the runtime: new code takes the runtime, not `Services`.
+   */
+  readonly runtime: AppRuntime
 }

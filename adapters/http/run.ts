@@ -1,0 +1,40 @@
+import { Cause, Effect, Exit, type ManagedRuntime } from "effect"
+import type { Context } from "hono"
+import type { Logger } from "../wiring/logger.ts"
+import type { AppEnv } from "./app-env.ts"
+import { failureBody } from "./envelope.ts"
+import { INTERNAL_ERROR, isAppError, toErrorResponse, type AppError } from "./error-table.ts"
+
+/**
+ * The one bridge from a use case's Exit to an HTTP answer: success goes to `onSuccess`, a typed
+ * failure to its row of the error table, a defect to 500 SV004 (logged with the request id,
+ * nothing internal in the body).
+ */
+export type Run<R> = <A, E extends AppError>(
+  c: Context<AppEnv>,
+  effect: Effect.Effect<A, E, R>,
+  onSuccess: (a: A) => Response | Promise<Response>,
+) => Promise<Response>
+
+/** The error table's answer for a typed failure (also for failures found at the edge). */
+export const errorResponse = (c: Context<AppEnv>, e: AppError): Response => {
+  const { status, body, headers } = toErrorResponse(e)
+  for (const [k, v] of Object.entries(headers)) c.header(k, v)
+  return c.json(body, status)
+}
+
+export const makeRun =
+  <R>(runtime: ManagedRuntime.ManagedRuntime<R, never>, logger: Logger): Run<R> =>
+  async (c, effect, onSuccess) => {
+    const requestId = c.get("requestId")
+    const exit = await runtime.runPromiseExit(requestId ? Effect.annotateLogs(effect, { requestId }) : effect)
+    if (Exit.isSuccess(exit)) return onSuccess(exit.value)
+    const failure = Cause.findErrorOption(exit.cause)
+    if (failure._tag === "Some" && isAppError(failure.value)) return errorResponse(c, failure.value)
+    ;(requestId ? logger.child({ requestId }) : logger).log("error", "unhandled error", {
+      method: c.req.method,
+      path: c.req.path,
+      error: Cause.pretty(exit.cause),
+    })
+    return c.json(failureBody(INTERNAL_ERROR.code, "internal error"), INTERNAL_ERROR.status)
+  }

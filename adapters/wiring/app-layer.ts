@@ -1,0 +1,69 @@
+import { Layer, ManagedRuntime } from "effect"
+import type { ClockShape } from "../../core/ports/clock.ts"
+import { Clock } from "../../core/ports/clock.ts"
+import { Ids } from "../../core/ports/ids.ts"
+import { AppConfig, type Config } from "../config/config.ts"
+import { MemoryDb, UnitOfWorkMemory } from "../memory/memory-db.ts"
+import { SqlDatabase, UnitOfWorkPostgres } from "../postgres/unit-of-work.ts"
+import { bookingsStores, bookingsUseCases } from "./layers/bookings.ts"
+import { lifecycleSignals, lifecycleStores, lifecycleUseCases, lifecycleWorkers } from "./layers/lifecycle.ts"
+import { membersStores, membersUseCases } from "./layers/members.ts"
+import { paymentsStores, paymentsUseCases } from "./layers/payments.ts"
+
+import type { Storage } from "./storage.ts"
+
+export type { Storage }
+
+/** What boot opened before the graph (the database, the clock) comes in as values. */
+export interface AppInputs {
+  readonly config: Config
+  readonly clock: ClockShape
+  readonly newId: () => string
+  readonly storage: Storage
+}
+
+const infra = (inputs: AppInputs) =>
+  Layer.mergeAll(
+    Layer.succeed(AppConfig, inputs.config),
+    Layer.succeed(Clock, inputs.clock),
+    Layer.succeed(Ids, Ids.of({ newId: inputs.newId })),
+  )
+
+const stores = (storage: Storage) =>
+  storage.profile === "postgres"
+    ? Layer.mergeAll(
+        UnitOfWorkPostgres,
+        bookingsStores.postgres,
+        paymentsStores.postgres,
+        membersStores.postgres,
+        lifecycleStores.postgres,
+      ).pipe(Layer.provide(Layer.succeed(SqlDatabase, storage.database)))
+    : Layer.mergeAll(
+        UnitOfWorkMemory,
+        bookingsStores.memory,
+        paymentsStores.memory,
+        membersStores.memory,
+        lifecycleStores.memory,
+      ).pipe(Layer.provide(MemoryDb.layer))
+
+/**
+ * The stores of either profile provide the same ports (a port missing from one profile does
+ * not compile); the driver (SqlDatabase, MemoryDb) stays inside.
+ *
+ * The whole application as one layer: workers over use cases over signals over stores over
+ * infrastructure. Use cases depend on ports only; workers depend on use cases; nothing
+ * depends on a worker, so the graph has no cycle.
+ */
+export const appLayer = (inputs: AppInputs) =>
+  lifecycleWorkers(inputs.storage).pipe(
+    Layer.provideMerge(Layer.mergeAll(bookingsUseCases, paymentsUseCases, membersUseCases, lifecycleUseCases)),
+    Layer.provideMerge(lifecycleSignals),
+    Layer.provideMerge(stores(inputs.storage)),
+    Layer.provideMerge(infra(inputs)),
+  )
+
+/** Every service the runtime provides (ports, use cases, workers). */
+export type AppServices = Layer.Success<ReturnType<typeof appLayer>>
+export type AppRuntime = ManagedRuntime.ManagedRuntime<AppServices, never>
+
+export const makeAppRuntime = (inputs: AppInputs): AppRuntime => ManagedRuntime.make(appLayer(inputs))
