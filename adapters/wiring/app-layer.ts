@@ -9,6 +9,8 @@ import { bookingsStores, bookingsUseCases } from "./layers/bookings.ts"
 import { lifecycleSignals, lifecycleStores, lifecycleUseCases, lifecycleWorkers } from "./layers/lifecycle.ts"
 import { membersStores, membersUseCases } from "./layers/members.ts"
 import { paymentsStores, paymentsUseCases } from "./layers/payments.ts"
+import { observabilityLayer } from "./layers/observability.ts"
+import type { TracingConfig } from "../observability/tracing.ts"
 
 import type { Storage } from "./storage.ts"
 
@@ -20,6 +22,8 @@ export interface AppInputs {
   readonly clock: ClockShape
   readonly newId: () => string
   readonly storage: Storage
+  /** OTLP export settings from the OTEL_* variables; absent = tracing off. */
+  readonly tracing?: TracingConfig | undefined
 }
 
 const infra = (inputs: AppInputs) =>
@@ -27,6 +31,7 @@ const infra = (inputs: AppInputs) =>
     Layer.succeed(AppConfig, inputs.config),
     Layer.succeed(Clock, inputs.clock),
     Layer.succeed(Ids, Ids.of({ newId: inputs.newId })),
+    observabilityLayer(inputs),
   )
 
 const stores = (storage: Storage) =>

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs"
+import { Context } from "effect"
 import { makeObjectIdFactory } from "../../core/shared/ids.ts"
 import { systemClock } from "../clock/clocks.ts"
 import { isSharedManual, openSharedClock } from "../clock/shared-clock.ts"
@@ -7,7 +8,8 @@ import { newOpaqueToken } from "../auth/secret-hash.ts"
 import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
-import { makeTracer } from "../observability/tracing.ts"
+import { Telemetry } from "../observability/telemetry.ts"
+import { tracingConfig } from "../observability/tracing.ts"
 import { makeCaches } from "../postgres/cache-epoch.ts"
 import { openDatabase } from "../postgres/database.ts"
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts"
@@ -87,9 +89,10 @@ const bootLocked = async (
         })
       : systemClock()
   const newId = () => objectId(Date.now())
-  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database } })
+  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database }, tracing: tracingConfig(env) })
   // Builds every layer now, so a broken graph fails the start, not the first request.
-  await runtime.context()
+  const context = await runtime.context()
+  const telemetry = Context.get(context, Telemetry)
   const services: Services = {
     config,
     clock,
@@ -97,8 +100,9 @@ const bootLocked = async (
     caches: makeCaches(database.db),
     newId,
     logger,
-    metrics: makeMetrics(),
-    tracer: makeTracer(env, logger),
+    // Legacy recorders write into the runtime's metric registry; spans export with the runtime.
+    metrics: makeMetrics(context),
+    tracer: { enabled: telemetry.tracer !== undefined, flush: () => runtime.runPromise(telemetry.flush) },
     adminToken,
     onClockAdvanced: [],
     wake: [],
@@ -137,7 +141,6 @@ const bootLocked = async (
       try {
         await stopBackground()
         await runtime.dispose()
-        await services.tracer.shutdown()
         if (isSharedManual(clock)) await clock.close()
         await database.close()
       } finally {
