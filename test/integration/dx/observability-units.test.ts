@@ -1,4 +1,6 @@
+import { Cause, Effect, Logger, References } from "effect"
 import { describe, expect, it } from "vitest"
+import { jsonLogger, minimumLogLevel } from "../../../adapters/observability/logger.ts"
 import { contextualLogger, redactValue } from "../../../adapters/observability/log-redaction.ts"
 import { makeMetrics } from "../../../adapters/observability/metrics.ts"
 import { runWithRequestContext } from "../../../adapters/observability/request-context.ts"
@@ -97,6 +99,29 @@ describe("log redaction", () => {
     expect(inside).toMatchObject({ msg: "inside", requestId: "r-1", component: "x" })
     expect(outside.requestId).toBeUndefined()
     expect(outside.msg).toBe("outside Bearer [redacted]")
+  })
+})
+
+describe("Effect logger", () => {
+  it("writes the same JSON line as the legacy logger, with annotations, redacted, above the minimum level only", () => {
+    const lines: string[] = []
+    const sink = contextualLogger(makeLogger("debug", {}, (l) => lines.push(l)))
+    const program = Effect.gen(function* () {
+      yield* Effect.logInfo("booked", { pinCode: "1234", room: "lotus" })
+      yield* Effect.logDebug("dropped: below KEYSPACE_LOG_LEVEL")
+      yield* Effect.logError("failed", Cause.fail("boom"))
+    }).pipe(
+      Effect.annotateLogs({ requestId: "r-9" }),
+      Effect.provide(Logger.layer([jsonLogger(sink)])),
+      Effect.provideService(References.MinimumLogLevel, minimumLogLevel("info")),
+    )
+    Effect.runSync(program)
+    const [info, error, ...rest] = lines.map((l) => JSON.parse(l))
+    expect(rest).toEqual([])
+    expect(Object.keys(info)).toEqual(["time", "level", "msg", "requestId", "pinCode", "room"])
+    expect(info).toMatchObject({ level: "info", msg: "booked", requestId: "r-9", pinCode: "[redacted]", room: "lotus" })
+    expect(error).toMatchObject({ level: "error", msg: "failed", requestId: "r-9" })
+    expect(error.error).toContain("boom")
   })
 })
 
