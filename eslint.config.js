@@ -46,7 +46,6 @@ const legacyHttpServices = [
   "adapters/http/app.ts", // `Services` until the lead's phase 3 removes it
   "adapters/http/routes/auth.ts", // legacy until #12 stream S4 (tokens) lands
   "adapters/http/routes/desks.ts", // legacy until #12 stream S1 (bookings) lands
-  "adapters/http/routes/docs.ts", // `Services` until the lead's phase 3 removes it
   "adapters/http/routes/meeting-rooms.ts", // legacy until #12 stream S1 (bookings) lands
   "adapters/http/routes/meetings.ts", // legacy until #12 stream S1 (bookings) lands
   "adapters/http/routes/operator-meetings.ts", // legacy until #12 stream S1 (bookings) lands

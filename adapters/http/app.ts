@@ -90,7 +90,7 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
 
   app.get("/healthz", (c) => c.json({ status: "ok" }))
   app.route("/", metricsRoutes(() => s.runtime.runPromise(telemetry.scrape)))
-  app.route("/", docsRoutes(s, () => app.routes))
+  app.route("/", docsRoutes(s.config.publicUrl, () => app.routes))
   // Every API request (not health, metrics, docs: registered above) runs on the deployment's
   // clock as it is now, whichever process another request advanced it on.
   const clock = s.clock
