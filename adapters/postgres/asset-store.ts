@@ -320,7 +320,8 @@ export const AssetStorePostgres = Layer.effect(
             const [first] = windows.windows
             // Every desk resolved the same window (the usual case: one shared config): a plain
             // window filter, without matching each desk's config against the groups.
-            const oneWindow = first !== undefined && windows.windows.every((w) => w.start === first.start && w.end === first.end)
+            const oneWindow =
+              windows.everyGroup && first !== undefined && windows.windows.every((w) => w.start === first.start && w.end === first.end)
             conditions.push(oneWindow ? freeDuring(first.start, first.end) : freeDuringPeriods(windows.windows))
           }
           const where = and(...conditions)

@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { Assets } from "../../../core/booking/assets.ts"
 import { AssetStoreMemory } from "../../memory/asset-store.ts"
 import { AssetStorePostgres } from "../../postgres/asset-store.ts"
 
@@ -10,4 +11,4 @@ export const bookingsStores = {
   postgres: Layer.mergeAll(AssetStorePostgres),
   memory: Layer.mergeAll(AssetStoreMemory),
 }
-export const bookingsUseCases = Layer.empty
+export const bookingsUseCases = Layer.mergeAll(Assets.layer)
