@@ -23,6 +23,13 @@ export const instantOf = (text: string | undefined): number | undefined => {
   return Result.isSuccess(r) ? r.success : undefined
 }
 
+/** A required offset date-time the schema already validated, as epoch ms. */
+export const instantAt = (text: string, field: string): number => {
+  const r = parseOffsetDateTime(text)
+  if (Result.isFailure(r)) throw new ValidationFailed({ messages: [`${field}: must be an ISO 8601 date-time with an offset`] })
+  return r.success
+}
+
 /** A window whose end is not after its start is refused, not silently empty. */
 export const windowOf = (start: number, end: number, names = "endDateTime") => {
   if (!(end > start)) throw new ValidationFailed({ messages: [`${names}: must be after startDateTime`] })
