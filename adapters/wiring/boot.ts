@@ -8,11 +8,11 @@ import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
 import { makeTracer } from "../observability/tracing.ts"
-import { Context } from "effect"
-import { Tenancy } from "../../core/tenancy/tenancy.ts"
-import { EpochCaches } from "../postgres/cache-epoch.ts"
+import { makeCaches } from "../postgres/cache-epoch.ts"
 import { openDatabase } from "../postgres/database.ts"
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts"
+import { Context } from "effect"
+import { Tenancy } from "../../core/tenancy/tenancy.ts"
 import { ensurePortFree } from "./port-probe.ts"
 import { StartupError } from "./startup-error.ts"
 import { makeLogger } from "./logger.ts"
@@ -88,15 +88,15 @@ const bootLocked = async (
         })
       : systemClock()
   const newId = () => objectId(Date.now())
-  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database } })
+  const caches = makeCaches(database.db)
+  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database, caches } })
   // Builds every layer now, so a broken graph fails the start, not the first request.
   const context = await runtime.context()
   const services: Services = {
     config,
     clock,
     database,
-    // The one set of caches the token store syncs per request (the asset queries share it).
-    caches: Context.get(context, EpochCaches),
+    caches,
     newId,
     logger,
     metrics: makeMetrics(),

@@ -12,7 +12,6 @@ import {
   UnitStoreMemory,
 } from "../../memory/member-store.ts"
 import { ManifestStoreMemory, RateLimiterMemory, TokenStoreMemory } from "../../memory/tenancy-store.ts"
-import { EpochCaches } from "../../postgres/cache-epoch.ts"
 import { CredentialStorePostgres } from "../../postgres/credential-store.ts"
 import { DeviceEnrollmentPostgres } from "../../postgres/device-store.ts"
 import { ManifestStorePostgres } from "../../postgres/manifest-store.ts"
@@ -49,7 +48,7 @@ export const membersStores = {
     TokenStorePostgres,
     RateLimiterPostgres,
     ManifestStorePostgres,
-  ).pipe(Layer.provideMerge(EpochCaches.layer), Layer.provideMerge(shared)),
+  ).pipe(Layer.provideMerge(shared)),
   memory: Layer.mergeAll(
     MemberStoreMemory,
     CredentialStoreMemory,
@@ -58,6 +57,6 @@ export const membersStores = {
     TokenStoreMemory,
     RateLimiterMemory,
     ManifestStoreMemory,
-  ).pipe(Layer.provideMerge(EpochCaches.layerMemory), Layer.provideMerge(shared)),
+  ).pipe(Layer.provideMerge(shared)),
 }
 export const membersUseCases = Layer.mergeAll(PartnerMembers.layer, Tokens.layer, Tenancy.layer)
