@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
 import { Tokens } from "../../../core/auth/tokens.ts"
+import { roomRef } from "../../../core/booking/asset.ts"
+import { AssetStore } from "../../../core/ports/asset-store.ts"
 import { PartnerMembers } from "../../../core/member/members.ts"
 import type { ClockShape } from "../../../core/ports/clock.ts"
 import type { Manifest } from "../../../core/tenancy/manifest.ts"
@@ -10,7 +12,7 @@ import { openDatabase, type Database } from "../../../adapters/postgres/database
 import { makeAppRuntime, type AppRuntime } from "../../../adapters/wiring/app-layer.ts"
 
 /**
- * The member, token and tenancy use cases run the same commands on the memory profile and on
+ * The member, token and tenancy use cases (and the assets a manifest provisions) run the same commands on the memory profile and on
  * PGlite, with the same outcomes: the memory stores do not drift from the PostgreSQL ones.
  */
 const manifest: Manifest = {
@@ -19,6 +21,8 @@ const manifest: Manifest = {
       key: "hq",
       name: "HQ",
       timezone: "Asia/Bangkok",
+      zones: [{ key: "a", name: "A", floors: [{ key: "a-1", name: "A1" }] }],
+      rooms: [{ key: "r1", name: "Lotus", zone: "a", floor: "a-1", capacity: 6, chargeRate: { perHour: 100, perDay: 500 } }],
       accessGroups: [{ key: "lobby", name: "Lobby" }],
       users: [{ key: "alice", firstName: "Alice", lastName: "Ng", email: "alice@hq.example", links: [{ app: "p", externalUserId: "ext-alice" }] }],
     },
@@ -39,10 +43,16 @@ const bootProfile = async (profile: "memory" | "postgres") => {
     newId,
     storage: database ? { profile: "postgres", database } : { profile: "memory" },
   })
-  const run = <A, E>(f: (s: { tokens: Tokens["Service"]; members: PartnerMembers["Service"]; tenancy: Tenancy["Service"] }) => Effect.Effect<A, E>) =>
+  type Services = {
+    tokens: Tokens["Service"]
+    members: PartnerMembers["Service"]
+    tenancy: Tenancy["Service"]
+    assets: AssetStore["Service"]
+  }
+  const run = <A, E>(f: (s: Services) => Effect.Effect<A, E>) =>
     runtime.runPromise(
       Effect.gen(function* () {
-        return yield* f({ tokens: yield* Tokens, members: yield* PartnerMembers, tenancy: yield* Tenancy })
+        return yield* f({ tokens: yield* Tokens, members: yield* PartnerMembers, tenancy: yield* Tenancy, assets: yield* AssetStore })
       }).pipe(Effect.result),
     )
   return {
@@ -62,6 +72,8 @@ const scenario = async (p: Awaited<ReturnType<typeof bootProfile>>) => {
   const ids = await p.run(({ tenancy }) => tenancy.applyManifest(manifest))
   if (ids._tag !== "Success") throw new Error("manifest failed")
   const projectId = ids.success.projects.hq!.id
+  const room = await p.run(({ assets }) => assets.find(roomRef(ids.success.projects.hq!.rooms.r1!)))
+  out.room = room._tag === "Success" ? { name: room.success.name, tz: room.success.timeZone, rate: room.success.chargeRate } : room.failure._tag
   out.badManifest = tag(await p.run(({ tenancy }) => tenancy.applyManifest({ apps: [{ key: "x", appId: "x", appSecret: "x-secret-123", projects: ["nope"] }] })))
   out.badSecret = tag(await p.run(({ tokens }) => tokens.issueForApp("p-app", "wrong")))
   const pair = await p.run(({ tokens }) => tokens.issueForApp("p-app", "p-secret-123"))
@@ -117,6 +129,7 @@ describe("member, token and tenancy use cases on both storage profiles", () => {
 
   it("the outcomes are the spec's", () => {
     expect(results.postgres).toEqual({
+      room: { name: "Lotus", tz: "Asia/Bangkok", rate: { perHour: 100, perDay: 500 } },
       badManifest: "ValidationFailed",
       badSecret: "Unauthenticated",
       principal: { grant: "app_credentials", projects: 1 },
