@@ -184,21 +184,16 @@ interface ProjectAssets {
 }
 
 /**
- * Ids of assets with a live slot overlapping [start, end): one statement through the exclusion
- * constraint's GiST index (same range expression and live-status predicate), instead of one
- * probe per asset.
+ * Ids of the project's rooms or desks with no live slot overlapping [start, end): one
+ * statement (an anti join over booking_slots_asset_end_idx, as the listings always did), and
+ * only ids travel back; the records come from the cache.
  */
-const busyAssets = async (q: Queryable, projectId: string, start: number, end: number): Promise<Set<string>> => {
+const freeAssets = async (q: Queryable, kind: AssetKind, projectId: string, start: number, end: number): Promise<Set<string>> => {
+  const table = kind === "room" ? roomsTable : desksTable
   const rows = await q
-    .selectDistinct({ id: bookingSlotsTable.assetId })
-    .from(bookingSlotsTable)
-    .where(
-      and(
-        inArray(bookingSlotsTable.status, [...LIVE_STATUSES]),
-        sql`tstzrange(${bookingSlotsTable.startAt}, ${bookingSlotsTable.endAt}, '[)') && tstzrange(${timestamp(start)}, ${timestamp(end)}, '[)')`,
-        eq(bookingSlotsTable.projectId, projectId),
-      ),
-    )
+    .select({ id: table.id })
+    .from(table)
+    .where(and(eq(table.projectId, projectId), sql`not ${liveOverlap(table.id, timestamp(start), timestamp(end))}`))
   return new Set(rows.map((r) => r.id))
 }
 
@@ -332,10 +327,11 @@ export const AssetStorePostgres = Layer.effect(
         const rooms = yield* projectAssets("room", f.projectId)
         if (f.name === undefined) {
           // Every filter but the name is an exact comparison: run it on the cached records, and
-          // learn the busy rooms in one indexed statement.
-          const busy = f.freeDuring ? yield* read((q) => busyAssets(q, f.projectId, f.freeDuring!.start, f.freeDuring!.end)) : undefined
+          // learn the free rooms in one statement.
+          const window = f.freeDuring
+          const free = window ? yield* read((q) => freeAssets(q, "room", f.projectId, window.start, window.end)) : undefined
           const matches = roomMatches(f)
-          return rooms.ordered.filter((a) => matches(a) && !(busy?.has(a.id) ?? false))
+          return rooms.ordered.filter((a) => matches(a) && (free?.has(a.id) ?? true))
         }
         // Only ids travel back: the rows are the cached records (a change empties the cache first).
         const ids = yield* read((q) =>
@@ -417,18 +413,18 @@ export const AssetStorePostgres = Layer.effect(
           const matches = deskMatches(f)
           let selected = desks.ordered.filter(matches)
           if (windows._tag === "FreeIn") {
-            // Busy desks per distinct window (one statement each; usually one window in all).
-            const busyBy = new Map<string, Set<string>>()
+            // Free desks per distinct window (one statement each; usually one window in all).
+            const freeBy = new Map<string, Set<string>>()
             for (const w of windows.windows) {
               const key = `${w.start}/${w.end}`
-              if (w.end > w.start && !busyBy.has(key)) busyBy.set(key, yield* read((q) => busyAssets(q, projectId, w.start, w.end)))
+              if (w.end > w.start && !freeBy.has(key)) freeBy.set(key, yield* read((q) => freeAssets(q, "desk", projectId, w.start, w.end)))
             }
             const windowOf = byGroup<(typeof windows.windows)[number]>()
             for (const w of windows.windows) windowOf.set(w.group.rawConfig, w.group.status, w)
             selected = selected.filter((a) => {
               const w = windowOf.get(a.record.rawConfig, a.status)
               if (w === undefined) return false
-              return w.end <= w.start || !busyBy.get(`${w.start}/${w.end}`)!.has(a.id)
+              return w.end <= w.start || freeBy.get(`${w.start}/${w.end}`)!.has(a.id)
             })
           }
           return { desks: selected.slice(page.offset, page.offset + page.limit), total: selected.length }
