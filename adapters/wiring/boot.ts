@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs"
+import { Context } from "effect"
 import { makeObjectIdFactory } from "../../core/shared/ids.ts"
 import { systemClock } from "../clock/clocks.ts"
 import { isSharedManual, openSharedClock } from "../clock/shared-clock.ts"
