@@ -1,6 +1,8 @@
 import { Layer } from "effect"
+import { AssetStoreMemory } from "../../memory/asset-store.ts"
 import { BookingStoreMemory } from "../../memory/booking-store.ts"
 import { DirectoryMemory } from "../../memory/directory-store.ts"
+import { AssetStorePostgres } from "../../postgres/asset-store.ts"
 import { BookingStorePostgres } from "../../postgres/booking-store.ts"
 import { DirectoryPostgres } from "../../postgres/directory-store.ts"
 
@@ -9,7 +11,7 @@ import { DirectoryPostgres } from "../../postgres/directory-store.ts"
  * each storage profile, and its use cases (which need only ports).
  */
 export const bookingsStores = {
-  postgres: Layer.mergeAll(BookingStorePostgres, DirectoryPostgres),
-  memory: Layer.mergeAll(BookingStoreMemory, DirectoryMemory),
+  postgres: Layer.mergeAll(AssetStorePostgres, BookingStorePostgres, DirectoryPostgres),
+  memory: Layer.mergeAll(AssetStoreMemory, BookingStoreMemory, DirectoryMemory),
 }
 export const bookingsUseCases = Layer.empty
