@@ -2,6 +2,7 @@ import { Effect, Layer, Option } from "effect"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import { BookingStore } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
+import * as Interval from "../../core/shared/interval.ts"
 import {
   historiesOf,
   insertBooking,
@@ -63,7 +64,7 @@ export const BookingStorePostgres = Layer.effect(
                 return slots.some(
                   (x) =>
                     x.bookingId !== except &&
-                    intervals.some((i) => i.start < x.endAt.getTime() && x.startAt.getTime() < i.end),
+                    intervals.some((i) => Interval.overlaps(i, Interval.make(x.startAt.getTime(), x.endAt.getTime()))),
                 )
               }),
             ),

@@ -1,17 +1,36 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
+import { Bookings } from "../../../core/booking/bookings.ts"
+import { BookingSettings } from "../../../core/ports/booking-settings.ts"
+import { AppConfig } from "../../config/config.ts"
 import { AssetStoreMemory } from "../../memory/asset-store.ts"
 import { BookingStoreMemory } from "../../memory/booking-store.ts"
 import { DirectoryMemory } from "../../memory/directory-store.ts"
+import { DiscountsMemory } from "../../memory/discount-store.ts"
 import { AssetStorePostgres } from "../../postgres/asset-store.ts"
 import { BookingStorePostgres } from "../../postgres/booking-store.ts"
 import { DirectoryPostgres } from "../../postgres/directory-store.ts"
+import { DiscountsPostgres } from "../../postgres/discount-store.ts"
 
 /**
  * The bookings stream's part of the layer graph (adapters/wiring/app-layer.ts): its stores for
  * each storage profile, and its use cases (which need only ports).
  */
 export const bookingsStores = {
-  postgres: Layer.mergeAll(AssetStorePostgres, BookingStorePostgres, DirectoryPostgres),
-  memory: Layer.mergeAll(AssetStoreMemory, BookingStoreMemory, DirectoryMemory),
+  postgres: Layer.mergeAll(AssetStorePostgres, BookingStorePostgres, DirectoryPostgres, DiscountsPostgres),
+  memory: Layer.mergeAll(AssetStoreMemory, BookingStoreMemory, DirectoryMemory, DiscountsMemory),
 }
-export const bookingsUseCases = Layer.empty
+
+/** The operator's booking settings, read from the configuration once. */
+const bookingSettings = Layer.effect(
+  BookingSettings,
+  Effect.gen(function* () {
+    const c = yield* AppConfig
+    return BookingSettings.of({
+      maxUnpaidHoldsPerOrganizer: c.maxUnpaidHoldsPerOrganizer,
+      maxUnpaidHoldsPerApp: c.maxUnpaidHoldsPerApp,
+      paymentWindowSeconds: c.paymentWindowSeconds,
+    })
+  }),
+)
+
+export const bookingsUseCases = Bookings.layer.pipe(Layer.provide(bookingSettings))
