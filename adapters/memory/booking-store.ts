@@ -6,6 +6,7 @@ import type { HistoryEntry } from "../../core/booking/transitions.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
 import { BookingStore } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
+import { TickStore } from "../../core/ports/tick-store.ts"
 import * as Interval from "../../core/shared/interval.ts"
 import { MemoryDb, requireTx } from "./memory-db.ts"
 
@@ -36,6 +37,7 @@ export const BookingStoreMemory = Layer.effect(
   Effect.gen(function* () {
     const db = yield* MemoryDb
     const ids = yield* Ids
+    const ticks = yield* TickStore
     const tables = db.table<BookingTables>("bookings", () => ({ bookings: new Map(), histories: new Map() }))
     const events = db.table<ReadonlyArray<MemoryBookingEvent>>(MEMORY_BOOKING_EVENTS, () => [])
 
@@ -72,7 +74,7 @@ export const BookingStoreMemory = Layer.effect(
         requireTx("BookingStore.loadForUpdate").pipe(
           Effect.map(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),
         ),
-      insert: (created, occurrences, extras) =>
+      insert: (created, occurrences, extras, schedule) =>
         Effect.gen(function* () {
           yield* requireTx("BookingStore.insert")
           const b = created.booking
@@ -128,6 +130,7 @@ export const BookingStoreMemory = Layer.effect(
           tables.update((t) => ({ ...t, bookings: new Map(t.bookings).set(b.id, stored) }))
           addHistory(h)
           record({ bookingId: b.id, projectId: b.projectId }, created.events)
+          if (schedule !== undefined) yield* ticks.replace(b.id, schedule.snapshots, schedule.now, [])
           return { ...stored, histories: [h] }
         }),
       saveTransition: (stored, slot, result, options) =>

@@ -11,6 +11,7 @@ import {
   saveTransition,
   unpaidHoldsOf,
 } from "./booking-repo.ts"
+import { ticksInsert } from "./tick-store.ts"
 import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION } from "./database.ts"
 import { inTx, read, SqlDatabase, write, type DatabaseError } from "./unit-of-work.ts"
 
@@ -45,8 +46,17 @@ export const BookingStorePostgres = Layer.effect(
         write("BookingStore.loadForUpdate", (tx) => loadBooking(tx, id, { lock: true })).pipe(
           Effect.map(Option.fromUndefinedOr),
         ),
-      insert: (created, occurrences, extras) =>
-        inTx("BookingStore.insert", (tx) => insertBooking(tx, ids.newId, created, occurrences, extras)).pipe(
+      insert: (created, occurrences, extras, ticks) =>
+        inTx("BookingStore.insert", (tx) =>
+          insertBooking(
+            tx,
+            ids.newId,
+            created,
+            occurrences,
+            extras,
+            ticks === undefined ? undefined : ticksInsert(tx, created.booking.id, ticks.snapshots, ticks.now),
+          ),
+        ).pipe(
           slotWrite(created.booking.assetId),
         ),
       saveTransition: (stored, slot, result, options) =>

@@ -327,15 +327,22 @@ export class Bookings extends Context.Service<
         const saved = yield* uow.transaction(
           Effect.gen(function* () {
             if (payable) yield* holdAllowed({ userId: organizer.userId, kind: organizer.userId === p.appId ? "app" : "person" })
-            const inserted = yield* store.insert(created, occurrences, {
-              timePeriod: c.when._tag === "Period" ? c.when.period : undefined,
-              // The spec's default channel applies to paid bookings; free ones never pay.
-              paymentChannel: paid ? (c.payment.channel ?? "prompt-pay") : c.payment.channel,
-              discountCode: c.payment.discountCode,
-              frontendRedirectUrl: c.payment.returnUrl,
-              price,
-              createdByAppId: p.appId,
-            })
+            // A booking that pays later needs its payment's expiry for its ticks; any other
+            // one's ticks go out with its rows.
+            const inserted = yield* store.insert(
+              created,
+              occurrences,
+              {
+                timePeriod: c.when._tag === "Period" ? c.when.period : undefined,
+                // The spec's default channel applies to paid bookings; free ones never pay.
+                paymentChannel: paid ? (c.payment.channel ?? "prompt-pay") : c.payment.channel,
+                discountCode: c.payment.discountCode,
+                frontendRedirectUrl: c.payment.returnUrl,
+                price,
+                createdByAppId: p.appId,
+              },
+              payable ? undefined : { snapshots: snapshotsOf(undefined), now },
+            )
             // The payment first: its expiresAt is the unpaid-timeout tick's due time.
             const payment = payable
               ? yield* openPayment(opening, {
@@ -352,7 +359,7 @@ export class Bookings extends Context.Service<
                 })
               : undefined
             // A new booking has no ticks to replace (`only` = []).
-            yield* ticks.replace(booking.id, snapshotsOf(payment?.expiresAt), now, [])
+            if (payment !== undefined) yield* ticks.replace(booking.id, snapshotsOf(payment.expiresAt), now, [])
             return { inserted, payment }
           }),
         )

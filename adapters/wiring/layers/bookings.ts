@@ -6,6 +6,7 @@ import { AssetStoreMemory } from "../../memory/asset-store.ts"
 import { BookingStoreMemory } from "../../memory/booking-store.ts"
 import { DirectoryMemory } from "../../memory/directory-store.ts"
 import { DiscountsMemory } from "../../memory/discount-store.ts"
+import { TickStoreMemory } from "../../memory/tick-store.ts"
 import { AssetStorePostgres } from "../../postgres/asset-store.ts"
 import { BookingStorePostgres } from "../../postgres/booking-store.ts"
 import { DirectoryPostgres } from "../../postgres/directory-store.ts"
@@ -17,7 +18,13 @@ import { DiscountsPostgres } from "../../postgres/discount-store.ts"
  */
 export const bookingsStores = {
   postgres: Layer.mergeAll(AssetStorePostgres, BookingStorePostgres, DirectoryPostgres, DiscountsPostgres),
-  memory: Layer.mergeAll(AssetStoreMemory, BookingStoreMemory, DirectoryMemory, DiscountsMemory),
+  // The memory booking store writes a new booking's ticks through the tick store (its table is shared).
+  memory: Layer.mergeAll(
+    AssetStoreMemory,
+    BookingStoreMemory.pipe(Layer.provide(TickStoreMemory)),
+    DirectoryMemory,
+    DiscountsMemory,
+  ),
 }
 
 /** The operator's booking settings, read from the configuration once. */
