@@ -1,14 +1,15 @@
 import { Hono, type Context } from "hono"
 import { HTTPException } from "hono/http-exception"
 import { ValidationFailed } from "../../core/shared/errors.ts"
-import { authenticateBearer } from "../auth/token-service.ts"
+import { Cause, Exit } from "effect"
+import { Tokens } from "../../core/auth/tokens.ts"
 import { isSharedManual } from "../clock/shared-clock.ts"
 import type { Services } from "../wiring/services.ts"
 import type { AppEnv } from "./app-env.ts"
 import { failureBody } from "./envelope.ts"
 import { requestBodies } from "./request-body.ts"
 import { INTERNAL_ERROR, isAppError, toErrorResponse } from "./error-table.ts"
-import { authRoutes, type ActAsHandler } from "./routes/auth.ts"
+import { authRoutes } from "./routes/auth.ts"
 import { operatorRoutes } from "./routes/operator.ts"
 import { adminAuth } from "./admin-auth.ts"
 import { observeRequests } from "../observability/http-observer.ts"
@@ -42,7 +43,6 @@ export interface AppParts {
   readonly operator?: readonly Surface[]
   /** Routes with no auth at all (the sandbox payment page). */
   readonly public?: readonly Surface[]
-  readonly actAs?: ActAsHandler
 }
 
 /** The one Hono app every runtime serves. */
@@ -89,7 +89,7 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
       await clock.refresh()
       await next()
     })
-  app.route("/auth", authRoutes(s, parts.actAs))
+  app.route("/auth", authRoutes(s))
 
   const admin = new Hono<AppEnv>()
   admin.use(bearerChallenge)
@@ -101,11 +101,16 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   for (const surface of parts.public ?? []) app.route(surface.path, surface.routes)
 
   // The bearer middleware guards each spec surface, so unknown paths still answer 404 SV005.
+  // One runtime entry per request: Tokens.authenticate (one cache lookup on a hit). A refusal
+  // is thrown so bearerChallenge sees it as c.error (error="invalid_token").
+  const tokens = s.runtime.runSync(Tokens)
   for (const surface of parts.surfaces ?? []) {
     const guarded = new Hono<AppEnv>()
     guarded.use(bearerChallenge)
     guarded.use(async (c, next) => {
-      c.set("principal", await authenticateBearer(s, c.req.header("authorization")))
+      const exit = await s.runtime.runPromiseExit(tokens.authenticate(c.req.header("authorization")))
+      if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
+      c.set("principal", exit.value)
       await next()
     })
     guarded.route("/", surface.routes)

@@ -3,15 +3,16 @@ import { makeObjectIdFactory } from "../../core/shared/ids.ts"
 import { systemClock } from "../clock/clocks.ts"
 import { isSharedManual, openSharedClock } from "../clock/shared-clock.ts"
 import { parseConfig, type Config } from "../config/config.ts"
-import { newOpaqueToken } from "../auth/secret-hash.ts"
+import { newOpaqueToken } from "../crypto/secrets.ts"
 import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
 import { makeTracer } from "../observability/tracing.ts"
-import { makeCaches } from "../postgres/cache-epoch.ts"
+import { Context } from "effect"
+import { Tenancy } from "../../core/tenancy/tenancy.ts"
 import { openDatabase } from "../postgres/database.ts"
+import { makeCaches } from "../postgres/cache-epoch.ts"
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts"
-import { seedDemo } from "./demo-seed.ts"
 import { ensurePortFree } from "./port-probe.ts"
 import { StartupError } from "./startup-error.ts"
 import { makeLogger } from "./logger.ts"
@@ -90,7 +91,7 @@ const bootLocked = async (
   const caches = makeCaches(database.db)
   const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database, caches } })
   // Builds every layer now, so a broken graph fails the start, not the first request.
-  await runtime.context()
+  const context = await runtime.context()
   const services: Services = {
     config,
     clock,
@@ -107,7 +108,7 @@ const bootLocked = async (
   }
   const lines: string[] = []
   if (!config.adminToken) lines.push(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
-  const demo = config.seed === "demo" ? await seedDemo(services) : undefined
+  const demo = config.seed === "demo" ? await runtime.runPromise(Context.get(context, Tenancy).seedDemo()) : undefined
   if (demo?.seeded) {
     lines.push(`Demo project seeded (projectId ${demo.projectId}).`)
     lines.push(`Demo app: app_id=${demo.appId} app_secret=${demo.appSecret}`)
