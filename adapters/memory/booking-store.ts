@@ -8,7 +8,7 @@ import { BookingStore } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { TickStore } from "../../core/ports/tick-store.ts"
 import * as Interval from "../../core/shared/interval.ts"
-import { MemoryDb, requireTx } from "./memory-db.ts"
+import { MemoryDb, requireTx, type MemoryDbShape } from "./memory-db.ts"
 
 /** A booking event as the memory profile records it (the outbox of the PostgreSQL profile). */
 export interface MemoryBookingEvent {
@@ -18,13 +18,17 @@ export interface MemoryBookingEvent {
   readonly event: BookingDomainEvent
 }
 
-interface BookingTables {
+export interface BookingTables {
   readonly bookings: ReadonlyMap<string, StoredBooking>
   readonly histories: ReadonlyMap<string, ReadonlyArray<HistoryRecord>>
 }
 
 /** The memory profile's booking events, oldest first (read by the memory outbox and tests). */
 export const MEMORY_BOOKING_EVENTS = "booking-events"
+
+/** The memory profile's bookings and histories (the store's own table; tests read it directly). */
+export const bookingTables = (db: MemoryDbShape) =>
+  db.table<BookingTables>("bookings", () => ({ bookings: new Map(), histories: new Map() }))
 
 const slotInterval = (s: SlotRecord) => Interval.make(s.startAt.getTime(), s.endAt.getTime())
 
@@ -38,7 +42,7 @@ export const BookingStoreMemory = Layer.effect(
     const db = yield* MemoryDb
     const ids = yield* Ids
     const ticks = yield* TickStore
-    const tables = db.table<BookingTables>("bookings", () => ({ bookings: new Map(), histories: new Map() }))
+    const tables = bookingTables(db)
     const events = db.table<ReadonlyArray<MemoryBookingEvent>>(MEMORY_BOOKING_EVENTS, () => [])
 
     const history = (bookingId: string, h: HistoryEntry, data: Record<string, unknown> | undefined): HistoryRecord => ({
