@@ -1,14 +1,14 @@
 import { and, eq, sql } from "drizzle-orm"
-import { Effect, Option, Result } from "effect"
+import { Effect, Option } from "effect"
 import { TooManyUnpaidHolds } from "../../core/booking/errors.ts"
 import {
   isPaymentChannel,
   needsPayment,
+  settleDecision,
   paidExtensionOf as corePaidExtensionOf,
   type PaidExtension,
 } from "../../core/payment/rules.ts"
 import {
-  completePaidExtension,
   type ExtensionOrigin,
 } from "../../core/booking/paid-extension.ts"
 import {
@@ -18,7 +18,7 @@ import {
   type PriceSummary,
 } from "../../core/booking/pricing.ts"
 import type { AssetKind, Booking, BookingStatus } from "../../core/booking/state.ts"
-import { transition, SYSTEM_ACTOR, type Transitioned } from "../../core/booking/transitions.ts"
+import type { Transitioned } from "../../core/booking/transitions.ts"
 import {
   DEFAULT_PAYMENT_CHANNEL,
   type PaymentKind,
@@ -41,12 +41,12 @@ import {
   type StoredBooking,
 } from "../postgres/booking-repo.ts"
 import { execute, type Queryable } from "../postgres/database.ts"
+import { toPaymentRecord } from "../postgres/payment-store.ts"
 import { paymentsTable, type PaymentRow } from "../postgres/tables/payments.ts"
 import { discountsTable } from "../postgres/tables/tenancy.ts"
 import type { Services } from "../wiring/services.ts"
 import { lifecycleCommitted, scheduleStoredBooking } from "../scheduler/apply-tick.ts"
 import {
-  extensionOriginOf,
   lockPayment,
   paymentGateway,
   paymentMetrics,
@@ -295,29 +295,13 @@ export const settlePayment = async (
     const payment = await lockPayment(tx, paymentId)
     if (!stored || !payment) return { _tag: "NotFound" }
     const now = s.clock.now()
-    if (payment.status !== "pending") {
-      return { _tag: "Refused", reason: payment.status as PaymentStatus, payment }
-    }
-    // The window is [opened, expiredAt): at expiredAt the lapse tick owns the booking.
-    if (now >= payment.expiredAt.getTime()) return { _tag: "Refused", reason: "expired", payment }
-    if (outcome === "failed") {
+    const slot = stored.slots[0]!
+    const d = settleDecision(toPaymentRecord(payment), toCoreBooking(stored.row, slot), outcome, now)
+    if (d._tag === "Refuse") return { _tag: "Refused", reason: d.reason, payment }
+    if (d._tag === "Decline") {
       return { _tag: "Declined", payment: await setPaymentStatus(tx, paymentId, "failed", now) }
     }
-    const slot = stored.slots[0]!
-    const booking = toCoreBooking(stored.row, slot)
-    if (booking.status !== "unpaid") {
-      // Cannot happen while the payment is pending (cancel voids, lapse expires); refuse.
-      return { _tag: "Refused", reason: "voided", payment }
-    }
-    const origin = extensionOriginOf(payment)
-    let next: Transitioned
-    if (origin) {
-      next = completePaidExtension(booking, origin, now)
-    } else {
-      const r = transition(booking, { _tag: "PaymentCompleted" }, now, SYSTEM_ACTOR)
-      if (Result.isFailure(r)) return { _tag: "Refused", reason: "voided", payment }
-      next = r.success
-    }
+    const next = d.next
     const saved = await saveTransition(tx, s.newId, stored, slot, next, {
       historyData: { paymentId, invoiceNo: payment.invoiceNo, amount: payment.summary.total },
     })
