@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm"
+import { Context } from "effect"
 import { execute, type Db } from "./database.ts"
 
 /**
@@ -112,3 +113,6 @@ export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches
   const sizes = () => Object.fromEntries([...named].map(([name, c]) => [name, c.size()]))
   return { sync, cache, sizes }
 }
+
+/** The process's caches as a service: stores and the legacy bearer middleware share one instance. */
+export class DbCaches extends Context.Service<DbCaches, Caches>()("keyspace/postgres/DbCaches") {}

@@ -4,6 +4,7 @@ import { Clock } from "../../core/ports/clock.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { AppConfig, type Config } from "../config/config.ts"
 import { MemoryDb, UnitOfWorkMemory } from "../memory/memory-db.ts"
+import { DbCaches, makeCaches } from "../postgres/cache-epoch.ts"
 import { SqlDatabase, UnitOfWorkPostgres } from "../postgres/unit-of-work.ts"
 import { bookingsStores, bookingsUseCases } from "./layers/bookings.ts"
 import { lifecycleSignals, lifecycleStores, lifecycleUseCases, lifecycleWorkers } from "./layers/lifecycle.ts"
@@ -37,7 +38,14 @@ const stores = (storage: Storage) =>
         paymentsStores.postgres,
         membersStores.postgres,
         lifecycleStores.postgres,
-      ).pipe(Layer.provide(Layer.succeed(SqlDatabase, storage.database)))
+      ).pipe(
+        Layer.provide(
+          Layer.mergeAll(
+            Layer.succeed(SqlDatabase, storage.database),
+            Layer.succeed(DbCaches, storage.caches ?? makeCaches(storage.database.db)),
+          ),
+        ),
+      )
     : Layer.mergeAll(
         UnitOfWorkMemory,
         bookingsStores.memory,

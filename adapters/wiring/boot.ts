@@ -87,14 +87,15 @@ const bootLocked = async (
         })
       : systemClock()
   const newId = () => objectId(Date.now())
-  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database } })
+  const caches = makeCaches(database.db)
+  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database, caches } })
   // Builds every layer now, so a broken graph fails the start, not the first request.
   await runtime.context()
   const services: Services = {
     config,
     clock,
     database,
-    caches: makeCaches(database.db),
+    caches,
     newId,
     logger,
     metrics: makeMetrics(),

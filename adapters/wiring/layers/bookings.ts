@@ -1,8 +1,17 @@
 import { Layer } from "effect"
+import { AssetStoreMemory } from "../../memory/asset-store.ts"
+import { BookingStoreMemory } from "../../memory/booking-store.ts"
+import { DirectoryMemory } from "../../memory/directory-store.ts"
+import { AssetStorePostgres } from "../../postgres/asset-store.ts"
+import { BookingStorePostgres } from "../../postgres/booking-store.ts"
+import { DirectoryPostgres } from "../../postgres/directory-store.ts"
 
 /**
  * The bookings stream's part of the layer graph (adapters/wiring/app-layer.ts): its stores for
  * each storage profile, and its use cases (which need only ports).
  */
-export const bookingsStores = { postgres: Layer.empty, memory: Layer.empty }
+export const bookingsStores = {
+  postgres: Layer.mergeAll(AssetStorePostgres, BookingStorePostgres, DirectoryPostgres),
+  memory: Layer.mergeAll(AssetStoreMemory, BookingStoreMemory, DirectoryMemory),
+}
 export const bookingsUseCases = Layer.empty
