@@ -1,23 +1,21 @@
 import { sql } from "drizzle-orm"
-import type { ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
+import { Layer } from "effect"
 import type { Booking } from "../../core/booking/state.ts"
 import {
-  compareTicks,
   tickRank,
-  timeline,
   type TickKind,
   type TimelineBooking,
 } from "../../core/booking/timeline.ts"
 import type { BookingTick, LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
-import { execute, wakeAfterCommit, type Queryable } from "../postgres/database.ts"
+import { TickStore } from "../../core/ports/tick-store.ts"
+import { ticksToSchedule } from "../../core/booking/tick-schedule.ts"
+import { execute, wakeAfterCommit, type Queryable } from "./database.ts"
+import { write } from "./unit-of-work.ts"
 
 /**
  * The scheduled_ticks table as the booking code and both scheduler adapters use it: write a
  * booking's ticks inside the booking's transaction, claim due ticks, and the fired ledger.
  */
-
-/** Reminder kinds: a stale reminder is never worth sending, a stale transition still is. */
-const REMINDERS: ReadonlySet<TickKind> = new Set(["pre-start", "post-start-warn", "pre-end"])
 
 /** The Postgres NOTIFY channel new ticks announce themselves on (delivered at commit). */
 export const TICKS_CHANNEL = "keyspace_ticks"
@@ -54,7 +52,7 @@ export const scheduleTicks = (
   bookingId: string,
   snapshots: ReadonlyArray<LifecycleSnapshot>,
   now: number,
-): Promise<void> => writeTicks(tx, bookingId, snapshots, now, undefined)
+): Promise<void> => replaceTicks(tx, bookingId, snapshots, now, undefined)
 
 /** Same, for a booking created in this transaction: nothing to drop first. */
 export const scheduleNewTicks = (
@@ -62,7 +60,7 @@ export const scheduleNewTicks = (
   bookingId: string,
   snapshots: ReadonlyArray<LifecycleSnapshot>,
   now: number,
-): Promise<void> => writeTicks(tx, bookingId, snapshots, now, [])
+): Promise<void> => replaceTicks(tx, bookingId, snapshots, now, [])
 
 /** Same, for some occurrences of a series only: the other occurrences' ticks stay. */
 export const replaceOccurrenceTicks = (
@@ -71,7 +69,7 @@ export const replaceOccurrenceTicks = (
   snapshots: ReadonlyArray<LifecycleSnapshot>,
   now: number,
 ): Promise<void> =>
-  writeTicks(
+  replaceTicks(
     tx,
     bookingId,
     snapshots,
@@ -79,7 +77,11 @@ export const replaceOccurrenceTicks = (
     snapshots.map((x) => x.occurrenceIndex),
   )
 
-const writeTicks = async (
+/**
+ * The TickStore port's replace: `occurrences` undefined drops every pending tick first, a list
+ * only those occurrences' (an empty list: nothing, the booking is new).
+ */
+export const replaceTicks = async (
   tx: Queryable,
   bookingId: string,
   snapshots: ReadonlyArray<LifecycleSnapshot>,
@@ -110,15 +112,8 @@ export const ticksInsert = (
   snapshots: ReadonlyArray<LifecycleSnapshot>,
   now: number,
 ) => {
-  const rows: Array<BookingTick> = []
-  for (const snapshot of snapshots) {
-    for (const tick of timeline(snapshot.booking, snapshot.config)) {
-      if (REMINDERS.has(tick.kind) && tick.dueAt < now) continue
-      rows.push({ ...tick, bookingId, occurrenceIndex: snapshot.occurrenceIndex })
-    }
-  }
+  const rows = ticksToSchedule(bookingId, snapshots, now)
   if (rows.length === 0) return undefined
-  rows.sort(compareTicks)
   const values = sql.join(
     rows.map(
       (t) =>
@@ -300,3 +295,14 @@ export const countRunnable = async (q: Queryable, now: number): Promise<number> 
   )
   return Number(rows[0]?.n ?? 0)
 }
+
+/** The TickStore port over scheduled_ticks (the embedded worker's claims use the functions above). */
+export const TickStorePostgres = Layer.succeed(
+  TickStore,
+  TickStore.of({
+    replace: (bookingId, snapshots, now, only) =>
+      write("TickStore.replace", (tx) => replaceTicks(tx, bookingId, snapshots, now, only)),
+    drop: (bookingId) => write("TickStore.drop", (tx) => dropBookingTicks(tx, bookingId)),
+    markFired: (tick, at) => write("TickStore.markFired", (tx) => markTickFired(tx, tick, at)),
+  }),
+)
