@@ -17,7 +17,7 @@ import {
   type Discount,
   type PriceSummary,
 } from "../../core/booking/pricing.ts"
-import type { AssetKind, Booking, BookingStatus } from "../../core/booking/state.ts"
+import type { Booking, BookingStatus } from "../../core/booking/state.ts"
 import type { Transitioned } from "../../core/booking/transitions.ts"
 import {
   DEFAULT_PAYMENT_CHANNEL,
@@ -28,17 +28,14 @@ import { StateConflict, ValidationFailed } from "../../core/shared/errors.ts"
 import {
   formatHHmm,
   formatLocalDate,
-  formatOffsetDateTime,
   localDateOf,
 } from "../../core/shared/local-time.ts"
-import { findAsset } from "../bookings/asset-queries.ts"
-import { priceOf } from "../bookings/pricing-glue.ts"
+import { priceOf } from "../../core/booking/pricing.ts"
 import {
   loadBooking,
   saveTransition,
   toCoreBooking,
   unpaidHoldsOf,
-  type StoredBooking,
 } from "../postgres/booking-repo.ts"
 import { execute, type Queryable } from "../postgres/database.ts"
 import { toPaymentRecord } from "../postgres/payment-store.ts"
@@ -381,55 +378,5 @@ export const notifyGatewayVoided = async (
         error: e instanceof Error ? e.message : String(e),
       })
     }
-  }
-}
-
-// --- the pay page's read model ---------------------------------------------------------------
-
-export interface PayPageModel {
-  readonly payment: PaymentRow
-  readonly bookingTitle: string
-  readonly bookingStatus: string
-  readonly assetKind: AssetKind
-  readonly assetName: string
-  readonly startDateTime: string
-  readonly endDateTime: string
-  /** e.g. "Mon 2030-01-07 10:00-11:00 (Asia/Bangkok)". */
-  readonly when: string
-  /** The window has ended on the service clock (even if the tick has not run yet). */
-  readonly lapsed: boolean
-}
-
-/** Everything the pay page shows for a payment; undefined when the id is unknown. */
-export const payPageModel = async (
-  s: Services,
-  paymentId: string,
-): Promise<PayPageModel | undefined> => {
-  const db = s.database.db
-  const [payment] = await db.select().from(paymentsTable).where(eq(paymentsTable.id, paymentId))
-  if (!payment) return undefined
-  const stored: StoredBooking | undefined = await loadBooking(db, payment.bookingId)
-  if (!stored) return undefined
-  const slot = stored.slots[0]!
-  const kind = stored.row.assetKind as AssetKind
-  const asset = await findAsset(db, undefined, kind, stored.row.assetId)
-  const tz = asset.project.timezone
-  const start = slot.startAt.getTime()
-  const end = slot.endAt.getTime()
-  const weekday = new Intl.DateTimeFormat("en-US", { weekday: "short", timeZone: tz }).format(start)
-  // A booking over several days shows the end's date too.
-  const endDay = formatLocalDate(localDateOf(end - 1, tz))
-  const sameDay = endDay === formatLocalDate(localDateOf(start, tz))
-  const range = `${formatHHmm(start, tz)}-${sameDay ? "" : `${endDay} `}${formatHHmm(end, tz)}`
-  return {
-    payment,
-    bookingTitle: stored.row.title,
-    bookingStatus: slot.status,
-    assetKind: kind,
-    assetName: asset.row.name,
-    startDateTime: formatOffsetDateTime(start, tz),
-    endDateTime: formatOffsetDateTime(end, tz),
-    when: `${weekday} ${formatLocalDate(localDateOf(start, tz))} ${range} (${tz})`,
-    lapsed: s.clock.now() >= payment.expiredAt.getTime(),
   }
 }
