@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto"
+import { Effect, Layer } from "effect"
+import { Secrets } from "../../core/ports/secrets.ts"
 /** Secrets at rest: PBKDF2-SHA256 over Web Crypto, so Node, Bun and Deno share one code path. */
 const ITERATIONS = 100_000
 const enc = new TextEncoder()
@@ -41,4 +43,15 @@ export const newOpaqueToken = (): string => {
 
 // node:crypto's one-shot hash (Node, Bun and Deno all have it): every authenticated request
 // hashes its token, and WebCrypto's digest is a thread-pool round trip plus a promise.
-export const sha256Hex = async (value: string): Promise<string> => createHash("sha256").update(value, "utf8").digest("hex")
+export const sha256Hex = (value: string): string => createHash("sha256").update(value, "utf8").digest("hex")
+
+/** The Secrets port over these functions (Node, Bun and Deno). */
+export const SecretsLive = Layer.succeed(
+  Secrets,
+  Secrets.of({
+    hash: (secret) => Effect.promise(() => hashSecret(secret)),
+    verify: (secret, stored) => Effect.promise(() => verifySecret(secret, stored)),
+    sha256: sha256Hex,
+    opaqueToken: newOpaqueToken,
+  }),
+)

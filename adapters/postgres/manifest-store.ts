@@ -1,9 +1,13 @@
-import { and, eq, inArray, notInArray, type SQL } from "drizzle-orm"
+import { and, eq, inArray, notInArray, sql, type SQL } from "drizzle-orm"
 import type { PgTable } from "drizzle-orm/pg-core"
+import { Effect, Layer, Option } from "effect"
+import { Clock } from "../../core/ports/clock.ts"
+import { Ids } from "../../core/ports/ids.ts"
+import { ManifestStore } from "../../core/ports/manifest-store.ts"
+import { Secrets } from "../../core/ports/secrets.ts"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
-import { hashSecret, verifySecret } from "../auth/secret-hash.ts"
-import type { Services } from "../wiring/services.ts"
-import type { Queryable, Tx } from "./database.ts"
+import { emptyProjectIds, type ManifestIds, type ProjectIds } from "../../core/tenancy/manifest-ids.ts"
+import { execute, type Queryable, type Tx } from "./database.ts"
 import {
   accessGroupsTable,
   appLinksTable,
@@ -22,28 +26,19 @@ import {
   webhooksTable,
   zonesTable,
 } from "./schema.ts"
+import { read, SqlDatabase, write } from "./unit-of-work.ts"
 
-export interface ProjectIds {
-  id: string
-  brandId: string
-  zones: Record<string, string>
-  floors: Record<string, string>
-  rooms: Record<string, string>
-  desks: Record<string, string>
-  units: Record<string, string>
-  accessGroups: Record<string, string>
-  discounts: Record<string, string>
-  users: Record<string, string>
-  webhooks: Record<string, string>
-}
-export interface ManifestIds {
-  projects: Record<string, ProjectIds>
-  apps: Record<string, string>
+/** What applying a manifest needs besides the transaction: the clock, ids and secret hashing. */
+interface Deps {
+  readonly now: () => number
+  readonly newId: () => string
+  readonly hashSecret: (secret: string) => Promise<string>
+  readonly verifySecret: (secret: string, stored: string) => Promise<boolean>
 }
 
 /** createdAt and updatedAt of a new row: the service clock, never the database's. */
-const stamps = (s: Services) => {
-  const now = new Date(s.clock.now())
+const stamps = (s: Deps) => {
+  const now = new Date(s.now())
   return { createdAt: now, updatedAt: now }
 }
 
@@ -54,7 +49,7 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
  * differ. Re-applying an unchanged manifest therefore writes nothing.
  */
 const upsert = async <T extends PgTable & { id: unknown }>(
-  s: Services,
+  s: Deps,
   tx: Tx,
   table: T,
   where: SQL | undefined,
@@ -63,7 +58,7 @@ const upsert = async <T extends PgTable & { id: unknown }>(
   const [existing] = (await tx.select().from(table as PgTable).where(where).limit(1)) as Record<string, unknown>[]
   if (!existing) {
     const id = s.newId()
-    const now = new Date(s.clock.now())
+    const now = new Date(s.now())
     // Tables without these columns ignore them.
     await tx.insert(table).values({ id, createdAt: now, updatedAt: now, ...values } as never)
     return id
@@ -72,7 +67,7 @@ const upsert = async <T extends PgTable & { id: unknown }>(
   if (Object.keys(changed).length > 0)
     await tx
       .update(table)
-      .set({ ...changed, updatedAt: new Date(s.clock.now()) } as never)
+      .set({ ...changed, updatedAt: new Date(s.now()) } as never)
       .where(eq((table as unknown as { id: never }).id, existing.id as never))
   return existing.id as string
 }
@@ -89,7 +84,7 @@ const webhookEnabledValues = (enabled: boolean | undefined): Record<string, unkn
       : { enabled: false }
 
 /** Applies the manifest in the caller's transaction and returns the key -> id map. */
-export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<ManifestIds> => {
+const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds> => {
   const out: ManifestIds = { projects: {}, apps: {} }
   for (const p of m.projects ?? []) {
     const [existing] = await tx.select().from(projectsTable).where(eq(projectsTable.key, p.key)).limit(1)
@@ -101,19 +96,7 @@ export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<M
       timezone: p.timezone,
       brandId,
     })
-    const ids: ProjectIds = {
-      id: projectId,
-      brandId,
-      zones: {},
-      floors: {},
-      rooms: {},
-      desks: {},
-      units: {},
-      accessGroups: {},
-      discounts: {},
-      users: {},
-      webhooks: {},
-    }
+    const ids: ProjectIds = emptyProjectIds(projectId, brandId)
     for (const z of p.zones ?? []) {
       const zoneId = await upsert(s, tx, zonesTable, byKey(zonesTable, projectId, z.key), {
         projectId,
@@ -204,7 +187,7 @@ export const applyManifest = async (s: Services, tx: Tx, m: Manifest): Promise<M
     const [existing] = await tx.select().from(appsTable).where(eq(appsTable.key, a.key)).limit(1)
     // Secrets are stored hashed; an unchanged secret keeps its hash (idempotent re-apply).
     const secretHash =
-      existing && (await verifySecret(a.appSecret, existing.secretHash)) ? existing.secretHash : await hashSecret(a.appSecret)
+      existing && (await s.verifySecret(a.appSecret, existing.secretHash)) ? existing.secretHash : await s.hashSecret(a.appSecret)
     const appId = await upsert(s, tx, appsTable, eq(appsTable.key, a.key), {
       key: a.key,
       appId: a.appId,
@@ -261,7 +244,7 @@ const syncAppGroups = async (tx: Tx, appId: string, groupIds: readonly string[])
 
 type ManifestUser = NonNullable<Manifest["projects"]>[number]["users"] extends readonly (infer U)[] | undefined ? U : never
 
-const upsertUser = async (s: Services, tx: Tx, projectId: string, u: ManifestUser): Promise<string> => {
+const upsertUser = async (s: Deps, tx: Tx, projectId: string, u: ManifestUser): Promise<string> => {
   const [membership] = await tx
     .select()
     .from(projectMembershipsTable)
@@ -289,7 +272,7 @@ const upsertUser = async (s: Services, tx: Tx, projectId: string, u: ManifestUse
     if (membership.role !== next.role || membership.employeeId !== next.employeeId)
       await tx
         .update(projectMembershipsTable)
-        .set({ ...next, updatedAt: new Date(s.clock.now()) })
+        .set({ ...next, updatedAt: new Date(s.now()) })
         .where(and(eq(projectMembershipsTable.projectId, projectId), eq(projectMembershipsTable.userId, userId)))
   } else {
     await tx
@@ -308,14 +291,11 @@ const upsertUser = async (s: Services, tx: Tx, projectId: string, u: ManifestUse
  * shape PUT /manifest answers, for an operator who no longer has that answer (or the ids the
  * demo seed printed on the first start).
  */
-export const readManifestIds = async (db: Queryable): Promise<ManifestIds> => {
+const readManifestIds = async (db: Queryable): Promise<ManifestIds> => {
   const out: ManifestIds = { projects: {}, apps: {} }
   const byProject = new Map<string, ProjectIds>()
   for (const p of await db.select().from(projectsTable).orderBy(projectsTable.key)) {
-    const ids: ProjectIds = {
-      id: p.id, brandId: p.brandId, zones: {}, floors: {}, rooms: {}, desks: {}, units: {},
-      accessGroups: {}, discounts: {}, users: {}, webhooks: {},
-    }
+    const ids: ProjectIds = emptyProjectIds(p.id, p.brandId)
     if (p.key !== null) out.projects[p.key] = ids
     byProject.set(p.id, ids)
   }
@@ -343,3 +323,32 @@ export const readManifestIds = async (db: Queryable): Promise<ManifestIds> => {
     if (a.key !== null) out.apps[a.key] = a.id
   return out
 }
+
+/** The manifest on PostgreSQL / PGlite. */
+export const ManifestStorePostgres = Layer.effect(
+  ManifestStore,
+  Effect.gen(function* () {
+    const database = yield* SqlDatabase
+    const clock = yield* Clock
+    const ids = yield* Ids
+    const secrets = yield* Secrets
+    const deps: Deps = {
+      now: () => clock.now(),
+      newId: () => ids.newId(),
+      hashSecret: (secret) => Effect.runPromise(secrets.hash(secret)),
+      verifySecret: (secret, stored) => Effect.runPromise(secrets.verify(secret, stored)),
+    }
+    const r = <A>(f: (q: Queryable) => Promise<A>) => read(f).pipe(Effect.provideService(SqlDatabase, database))
+    return ManifestStore.of({
+      apply: (manifest) => write("ManifestStore.apply", (tx) => applyManifest(deps, tx, manifest)),
+      ids: () => r(readManifestIds),
+      census: () =>
+        r((q) =>
+          execute<{ n: number; demo: string | null }>(
+            q,
+            sql`select count(*)::int as n, max(id) filter (where key = 'demo') as demo from projects`,
+          ),
+        ).pipe(Effect.map(([row]) => ({ projects: row?.n ?? 0, demoProjectId: Option.fromNullishOr(row?.demo) }))),
+    })
+  }),
+)

@@ -1,15 +1,11 @@
-import { sql } from "drizzle-orm"
-import type { Manifest } from "../../core/tenancy/manifest.ts"
-import { newOpaqueToken } from "../auth/secret-hash.ts"
-import { execute } from "../postgres/database.ts"
-import { applyManifest } from "../postgres/manifest-repo.ts"
-import type { Services } from "./services.ts"
+import type { Manifest } from "./manifest.ts"
 
 const everyDay = (start: string, end: string) =>
   Object.fromEntries(
     ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => [d, { availableTime: { start, end } }]),
   )
 
+/** The demo project KEYSPACE_SEED=demo provisions on an empty database. */
 export const demoManifest = (appSecret: string): Manifest => ({
   projects: [
     {
@@ -45,15 +41,3 @@ export type DemoSeed =
   | { readonly seeded: true; readonly appId: string; readonly appSecret: string; readonly projectId: string }
   /** The database already had projects: nothing seeded; the demo project's id if it is there. */
   | { readonly seeded: false; readonly projectId: string | undefined }
-
-/** Seeds the demo project on an empty database; the credentials to print when it did. */
-export const seedDemo = async (s: Services): Promise<DemoSeed> => {
-  const [row] = await execute<{ n: number; demo: string | null }>(
-    s.database.db,
-    sql`select count(*)::int as n, max(id) filter (where key = 'demo') as demo from projects`,
-  )
-  if ((row?.n ?? 0) > 0) return { seeded: false, projectId: row?.demo ?? undefined }
-  const appSecret = newOpaqueToken()
-  const ids = await s.database.db.transaction((tx) => applyManifest(s, tx, demoManifest(appSecret)))
-  return { seeded: true, appId: "demo-app", appSecret, projectId: ids.projects.demo!.id }
-}
