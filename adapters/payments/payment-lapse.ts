@@ -1,5 +1,7 @@
 import { desc, eq } from "drizzle-orm"
+import { Metric } from "effect"
 import type { BookingStatus } from "../../core/booking/state.ts"
+import { paymentOutcome } from "../../core/payment/metrics.ts"
 import { lapseDecision } from "../../core/payment/rules.ts"
 import {
   loadBooking,
@@ -11,7 +13,6 @@ import type { Queryable } from "../postgres/database.ts"
 import { toPaymentRecord, updatePaymentStatus } from "../postgres/payment-store.ts"
 import { paymentsTable } from "../postgres/tables/payments.ts"
 import type { Services } from "../wiring/services.ts"
-import { paymentMetrics } from "./payment-records.ts"
 
 /**
  * What the scheduler's unpaid-timeout tick does when a payment window ends unpaid: the rule is
@@ -54,7 +55,7 @@ export const lapseUnpaidBooking = async (
   if (d._tag === "Skip") return { _tag: "Skipped", reason: d.reason }
   if (d.expire) {
     await updatePaymentStatus(tx, d.expire.id, "expired", at)
-    paymentMetrics(s).payment("expired")
+    s.runtime.runSync(Metric.update(paymentOutcome("expired"), 1))
   }
   const saved = await saveTransition(tx, s.newId, stored, slot, d.next, {
     ...(d._tag === "Restore" ? { timePeriod: d.timePeriod } : {}),

@@ -13,7 +13,6 @@ import { Payments } from "../../../core/payment/payments.ts"
 import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { makeRun } from "../run.ts"
-import { settlePayment } from "../../payments/payment-service.ts"
 import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
 import { nulViolations } from "../validation.ts"
 
@@ -90,11 +89,8 @@ export const payPageRoutes = (s: Services) => {
     const outcome = form["outcome"]
     if (outcome !== "paid" && outcome !== "failed")
       return html(c, renderBadRequestPage('outcome: must be "paid" or "failed"'), 400)
-    // Legacy until stream S5's /metrics renders the runtime's metrics (then Payments.settleForPage).
-    const result = await settlePayment(s, paymentId, outcome)
-    if (result._tag === "NotFound") return html(c, renderNotFoundPage(), 404)
-    return run(c, Payments.use((p) => p.payPage(paymentId)), (page) => {
-      if (Option.isNone(page)) return html(c, renderNotFoundPage(), 404)
+    return run(c, Payments.use((p) => p.settleForPage(paymentId, outcome)), ({ result, page }) => {
+      if (result._tag === "NotFound" || Option.isNone(page)) return html(c, renderNotFoundPage(), 404)
       const model = page.value
       switch (result._tag) {
         case "Refused":
