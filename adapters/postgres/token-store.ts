@@ -3,7 +3,7 @@ import { Effect, Layer, Option } from "effect"
 import type { AppRecord, TokenGrant } from "../../core/auth/records.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { TokenStore } from "../../core/ports/token-store.ts"
-import { DbCaches } from "./cache-epoch.ts"
+import { EpochCaches } from "./cache-epoch.ts"
 import type { Queryable } from "./database.ts"
 import { appProjectsTable, appsTable, tokensTable } from "./schema.ts"
 import { read, SqlDatabase, write } from "./unit-of-work.ts"
@@ -45,7 +45,7 @@ export const TokenStorePostgres = Layer.effect(
   TokenStore,
   Effect.gen(function* () {
     const database = yield* SqlDatabase
-    const caches = yield* DbCaches
+    const caches = yield* EpochCaches
     const ids = yield* Ids
     const r = <A>(f: (q: Queryable) => Promise<A>) => read(f).pipe(Effect.provideService(SqlDatabase, database))
     /**
