@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm"
-import { Result } from "effect"
+import { Effect, Result } from "effect"
+import { LifecycleSignals } from "../../core/ports/lifecycle-signals.ts"
 import { resolveMeetingConfig, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
 import type { AssetKind, Booking } from "../../core/booking/state.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
@@ -28,7 +29,6 @@ import { paymentsTable } from "../postgres/tables/payments.ts"
 import { lapseUnpaidBooking } from "../payments/payment-lapse.ts"
 import type { Services } from "../wiring/services.ts"
 import { DEFERRED, type ApplyTick } from "./embedded.ts"
-import { lifecycleSchedulerOf } from "./registry.ts"
 import {
   markTickFired,
   replaceOccurrenceTicks,
@@ -140,29 +140,12 @@ export const newBookingTicksInsert = (
     s.clock.now(),
   )
 
-/** Call after the booking's transaction committed: wakes the worker or signals the workflow. */
-export const lifecycleCommitted = async (
-  s: Services,
-  bookingId: string,
-  signal: LifecycleSignal,
-): Promise<void> => {
-  const scheduler = lifecycleSchedulerOf(s)
-  if (scheduler !== undefined) {
-    try {
-      await scheduler.bookingCommitted(bookingId, signal)
-    } catch (e) {
-      // The ticks are committed; the worst case is a later wake-up (safety-net timer, or the
-      // Temporal reconciliation on start). The user's action must not fail for it.
-      s.logger.log("warn", "lifecycle notification failed", {
-        bookingId,
-        signal,
-        error: e instanceof Error ? e.message : String(e),
-      })
-    }
-  } else {
-    for (const wake of s.wake) wake()
-  }
-}
+/**
+ * Call after the booking's transaction committed: wakes the worker or signals the workflow
+ * (LifecycleSignals; bridge for the Promise use cases until they are Effect use cases).
+ */
+export const lifecycleCommitted = (s: Services, bookingId: string, signal: LifecycleSignal): Promise<void> =>
+  s.runtime.runPromise(Effect.flatMap(LifecycleSignals, (signals) => signals.bookingCommitted(bookingId, signal)))
 
 const commandFor = (command: TransitionCommand, config: ResolvedMeetingConfig): BookingCommand =>
   command === "NoShowExpire"

@@ -10,6 +10,7 @@ import { lifecycleSignals, lifecycleStores, lifecycleUseCases, lifecycleWorkers 
 import { membersStores, membersUseCases } from "./layers/members.ts"
 import { paymentsStores, paymentsUseCases } from "./layers/payments.ts"
 
+import type { Services } from "./services.ts"
 import type { Storage } from "./storage.ts"
 
 export type { Storage }
@@ -20,6 +21,10 @@ export interface AppInputs {
   readonly clock: ClockShape
   readonly newId: () => string
   readonly storage: Storage
+  /** Start the background workers when the runtime builds (boot's `background`; default off). */
+  readonly background?: boolean
+  /** The legacy Services the workers' loops still take (bridge until Phase 3). */
+  readonly legacy?: () => Services
 }
 
 const infra = (inputs: AppInputs) =>
@@ -55,7 +60,7 @@ const stores = (storage: Storage) =>
  * depends on a worker, so the graph has no cycle.
  */
 export const appLayer = (inputs: AppInputs) =>
-  lifecycleWorkers(inputs.storage).pipe(
+  lifecycleWorkers({ background: inputs.background ?? false, legacy: inputs.legacy }).pipe(
     Layer.provideMerge(Layer.mergeAll(bookingsUseCases, paymentsUseCases, membersUseCases, lifecycleUseCases)),
     Layer.provideMerge(lifecycleSignals),
     Layer.provideMerge(stores(inputs.storage)),

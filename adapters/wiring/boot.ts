@@ -17,7 +17,7 @@ import { StartupError } from "./startup-error.ts"
 import { makeLogger } from "./logger.ts"
 import { makeAppRuntime, type AppRuntime } from "./app-layer.ts"
 import type { Services } from "./services.ts"
-import { startBackground, surfaces } from "./surfaces.ts"
+import { surfaces } from "./surfaces.ts"
 
 export interface Booted {
   readonly app: ReturnType<typeof makeApp>
@@ -87,9 +87,9 @@ const bootLocked = async (
         })
       : systemClock()
   const newId = () => objectId(Date.now())
-  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database } })
-  // Builds every layer now, so a broken graph fails the start, not the first request.
-  await runtime.context()
+  // The workers' loops still take Services (bridge): it exists before the layers build.
+  const legacy = () => services
+  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database }, background, legacy })
   const services: Services = {
     config,
     clock,
@@ -100,10 +100,11 @@ const bootLocked = async (
     metrics: makeMetrics(),
     tracer: makeTracer(env, logger),
     adminToken,
-    onClockAdvanced: [],
-    wake: [],
     runtime,
   }
+  // Builds every layer now (and starts the background workers), so a broken graph fails the
+  // start, not the first request.
+  await runtime.context()
   const lines: string[] = []
   if (!config.adminToken) lines.push(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
   const demo = config.seed === "demo" ? await seedDemo(services) : undefined
@@ -124,7 +125,6 @@ const bootLocked = async (
     )
   }
   const app = makeApp(services, surfaces(services))
-  const stopBackground = background ? startBackground(services) : async () => {}
   return {
     app,
     services,
@@ -135,7 +135,7 @@ const bootLocked = async (
     },
     close: async () => {
       try {
-        await stopBackground()
+        // Stops the workers (webhooks, then the scheduler), then the rest of the graph.
         await runtime.dispose()
         await services.tracer.shutdown()
         if (isSharedManual(clock)) await clock.close()
