@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm"
 import { Effect, Result } from "effect"
 import { LifecycleSignals } from "../../core/ports/lifecycle-signals.ts"
-import { resolveMeetingConfig, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
+import { decodeAssetConfig, resolveMeetingConfig, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
 import type { AssetKind, Booking } from "../../core/booking/state.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
 import { occurrenceEventId } from "../../core/booking/recurrence.ts"
@@ -13,7 +13,6 @@ import type {
   LifecycleSnapshot,
   TickOutcome,
 } from "../../core/ports/lifecycle-scheduler.ts"
-import { assetConfigOf, findAsset } from "../bookings/asset-queries.ts"
 import {
   loadBooking,
   recordBookingEvents,
@@ -26,7 +25,7 @@ import {
 import { execute, type Queryable, type Tx } from "../postgres/database.ts"
 import { bookingSlotsTable, bookingsTable } from "../postgres/tables/bookings.ts"
 import { paymentsTable } from "../postgres/tables/payments.ts"
-import { lapseUnpaidBooking } from "../payments/payment-lapse.ts"
+import { desksTable, roomsTable } from "../postgres/tables/tenancy.ts"
 import type { Services } from "../wiring/services.ts"
 import { DEFERRED, type ApplyTick } from "./embedded.ts"
 import {
@@ -86,8 +85,10 @@ export const meetingConfigOf = async (
   q: Queryable,
   stored: StoredBooking,
 ): Promise<ResolvedMeetingConfig> => {
-  const asset = await findAsset(q, undefined, stored.row.assetKind as AssetKind, stored.row.assetId)
-  return resolveMeetingConfig(assetConfigOf(asset.row.config))
+  const table = stored.row.assetKind === "desk" ? desksTable : roomsTable
+  const [asset] = await q.select({ config: table.config }).from(table).where(eq(table.id, stored.row.assetId)).limit(1)
+  const decoded = decodeAssetConfig(asset?.config ?? {})
+  return resolveMeetingConfig(Result.isSuccess(decoded) ? decoded.success : undefined)
 }
 
 /**
@@ -157,7 +158,20 @@ const commandFor = (command: TransitionCommand, config: ResolvedMeetingConfig): 
  * booking row is locked with SKIP LOCKED: a user transaction holding it (and waiting for this
  * very tick row to replace it) would otherwise deadlock with us; we step aside instead.
  */
-export const makeApplyTick = (s: Services): ApplyTick => {
+/**
+ * The payment lapse (owned by the payments adapter: expires the payment, then cancels a paid
+ * create or restores a paid extension), handed in by the wiring so the scheduler does not
+ * import payments.
+ */
+export type LapseUnpaid = (
+  tx: Queryable,
+  s: Services,
+  bookingId: string,
+  at: number,
+  reschedule: (tx: Queryable, saved: StoredBooking) => Promise<void>,
+) => Promise<{ readonly _tag: "Skipped" } | { readonly _tag: "Cancelled" | "Restored"; readonly to: string }>
+
+export const makeApplyTick = (s: Services, lapseUnpaidBooking: LapseUnpaid): ApplyTick => {
   // Asset configs change only through the manifest: a few seconds' cache saves two queries a
   // tick; a tick fired with a config a few seconds stale still passes applicableTick's check.
   const configs = new Map<string, { config: ResolvedMeetingConfig; until: number }>()

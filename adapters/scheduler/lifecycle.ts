@@ -1,7 +1,6 @@
 import type { LifecycleSchedulerShape } from "../../core/ports/lifecycle-scheduler.ts"
 import type { Services } from "../wiring/services.ts"
-import { makeApplyTick } from "./apply-tick.ts"
-import { makeEmbeddedScheduler, type EmbeddedOptions } from "./embedded.ts"
+import { makeEmbeddedScheduler, type ApplyTick, type EmbeddedOptions } from "./embedded.ts"
 import { makeTemporalScheduler } from "./temporal.ts"
 
 /**
@@ -11,9 +10,9 @@ import { makeTemporalScheduler } from "./temporal.ts"
  */
 export const startLifecycleScheduler = (
   s: Services,
+  apply: ApplyTick,
   options: EmbeddedOptions = {},
 ): { readonly scheduler: LifecycleSchedulerShape; readonly stop: () => Promise<void> } => {
-  const apply = makeApplyTick(s)
   const scheduler =
     s.config.scheduler === "temporal"
       ? makeTemporalScheduler(s, apply)

@@ -10,6 +10,9 @@ import { WebhookStorePostgres } from "../../postgres/webhook-store.ts"
 import { TickStoreMemory } from "../../memory/tick-store.ts"
 import { OutboxPostgres } from "../../postgres/outbox-store.ts"
 import { TickStorePostgres } from "../../postgres/tick-store.ts"
+import { lapseUnpaidBooking } from "../../payments/payment-lapse.ts"
+import { makeApplyTick } from "../../scheduler/apply-tick.ts"
+import type { ApplyTick } from "../../scheduler/embedded.ts"
 import { startLifecycleScheduler } from "../../scheduler/lifecycle.ts"
 import { LifecycleSignalsLive, SchedulerWake } from "../../scheduler/signals.ts"
 import { startDispatcher } from "../../webhooks/dispatcher.ts"
@@ -28,6 +31,9 @@ export const lifecycleUseCases = WebhookAdmin.layer
 /** What the use cases signal after commit (wake latches; no dependencies). */
 export const lifecycleSignals = LifecycleSignalsLive
 
+/** How a due tick is applied (embedded worker, Temporal activities, benches, tests). */
+export const applyTickFor = (s: Services): ApplyTick => makeApplyTick(s, lapseUnpaidBooking)
+
 /**
  * The lifecycle scheduler (embedded or Temporal, KEYSPACE_SCHEDULER) as a scoped layer: started
  * when the runtime builds, subscribed to the booking commits, stopped when it is disposed.
@@ -38,7 +44,7 @@ const schedulerWorker = Layer.effect(
     const s = yield* LegacyServices
     const wake = yield* SchedulerWake
     const { scheduler } = yield* Effect.acquireRelease(
-      Effect.sync(() => startLifecycleScheduler(s)),
+      Effect.sync(() => startLifecycleScheduler(s, applyTickFor(s))),
       ({ stop }) => Effect.promise(stop),
     )
     yield* Effect.acquireRelease(
