@@ -34,6 +34,6 @@ export interface Services {
 
 /**
  * The legacy Services as a service of the graph, for the worker layers whose loops still take
- * Services (bridge until Phase 3 removes Services). Boot provides it before the runtime builds.
+ * Services (bridge until Phase 3 removes Services). Boot resolves it once the runtime is built.
  */
-export class LegacyServices extends Context.Service<LegacyServices, Services>()("keyspace/wiring/LegacyServices") {}
+export class LegacyServices extends Context.Service<LegacyServices, Promise<Services>>()("keyspace/wiring/LegacyServices") {}

@@ -7,8 +7,8 @@ import { operatorClockRoutes } from "../http/routes/operator-clock.ts"
 import { operatorWebhookRoutes } from "../http/routes/operator-webhooks.ts"
 import { partnerMemberRoutes } from "../http/routes/partner-members.ts"
 import { payPageRoutes } from "../http/routes/pay-page.ts"
-import { actAs } from "../members/act-as.ts"
-import { recordingDeviceEnrollment } from "../members/device-enrollment.ts"
+import { PartnerMembers } from "../../core/member/members.ts"
+import { makeRun } from "../http/run.ts"
 import type { Services } from "./services.ts"
 
 /**
@@ -20,7 +20,10 @@ export const surfaces = (_s: Services): AppParts => ({
     { path: "/meeting-rooms", routes: meetingRoomRoutes(_s) },
     { path: "/desks", routes: deskRoutes(_s) },
     { path: "/meetings", routes: meetingRoutes(_s) },
-    { path: "/partner/members", routes: partnerMemberRoutes(_s, { devices: recordingDeviceEnrollment(_s) }) },
+    {
+      path: "/partner/members",
+      routes: partnerMemberRoutes({ run: makeRun(_s.runtime, _s.logger), members: _s.runtime.runSync(PartnerMembers) }),
+    },
   ],
   operator: [
     { path: "/meetings", routes: operatorMeetingRoutes(_s) },
@@ -28,5 +31,4 @@ export const surfaces = (_s: Services): AppParts => ({
     { path: "/", routes: operatorClockRoutes(_s) },
   ],
   public: [{ path: "/pay", routes: payPageRoutes(_s) }],
-  actAs,
 })

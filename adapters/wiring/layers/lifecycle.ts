@@ -1,5 +1,6 @@
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Layer } from "effect"
 import { ClockControl } from "../../../core/operator/clock.ts"
+import type { LifecycleSchedulerShape } from "../../../core/ports/lifecycle-scheduler.ts"
 import { SchedulerDrain } from "../../../core/ports/scheduler-drain.ts"
 import { WebhookDrain } from "../../../core/ports/webhook-drain.ts"
 import { ClockAdvanceLive } from "../../clock/clock-advance.ts"
@@ -41,17 +42,27 @@ export const applyTickFor = (s: Services): ApplyTick => makeApplyTick(s, lapseUn
 const schedulerWorker = Layer.effect(
   SchedulerDrain,
   Effect.gen(function* () {
-    const s = yield* LegacyServices
+    const legacy = yield* LegacyServices
     const wake = yield* SchedulerWake
-    const { scheduler } = yield* Effect.acquireRelease(
-      Effect.sync(() => startLifecycleScheduler(s, applyTickFor(s))),
-      ({ stop }) => Effect.promise(stop),
+    const started = yield* Deferred.make<LifecycleSchedulerShape>()
+    // Starts once boot hands Services over (right after the build); stops with the runtime.
+    yield* Effect.forkScoped(
+      Effect.gen(function* () {
+        const s = yield* Effect.promise(() => legacy)
+        const { scheduler } = yield* Effect.acquireRelease(
+          Effect.sync(() => startLifecycleScheduler(s, applyTickFor(s))),
+          ({ stop }) => Effect.promise(stop),
+        )
+        yield* Effect.acquireRelease(
+          Effect.sync(() => wake.subscribe(scheduler.bookingCommitted)),
+          (unsubscribe) => Effect.sync(unsubscribe),
+        )
+        yield* Deferred.succeed(started, scheduler)
+      }),
     )
-    yield* Effect.acquireRelease(
-      Effect.sync(() => wake.subscribe(scheduler.bookingCommitted)),
-      (unsubscribe) => Effect.sync(unsubscribe),
-    )
-    return SchedulerDrain.of({ drainUntil: (now) => Effect.promise(() => scheduler.drainUntil(now)) })
+    return SchedulerDrain.of({
+      drainUntil: (now) => Effect.flatMap(Deferred.await(started), (scheduler) => Effect.promise(() => scheduler.drainUntil(now))),
+    })
   }),
 )
 
@@ -59,17 +70,24 @@ const schedulerWorker = Layer.effect(
 const webhookWorker = Layer.effect(
   WebhookDrain,
   Effect.gen(function* () {
-    const s = yield* LegacyServices
-    const dispatcher = yield* Effect.acquireRelease(
-      Effect.sync(() => startDispatcher(s)),
-      (d) => Effect.promise(d.stop),
-    )
-    const retention = yield* Effect.acquireRelease(
-      Effect.sync(() => startDeliveryRetention(s)),
-      (r) => Effect.promise(r.stop),
+    const legacy = yield* LegacyServices
+    const started = yield* Deferred.make<{ readonly drainDue: () => Promise<void> }>()
+    yield* Effect.forkScoped(
+      Effect.gen(function* () {
+        const s = yield* Effect.promise(() => legacy)
+        const dispatcher = yield* Effect.acquireRelease(
+          Effect.sync(() => startDispatcher(s)),
+          (d) => Effect.promise(d.stop),
+        )
+        const retention = yield* Effect.acquireRelease(
+          Effect.sync(() => startDeliveryRetention(s)),
+          (r) => Effect.promise(r.stop),
+        )
+        yield* Deferred.succeed(started, { drainDue: () => dispatcher.drainDue().then(retention.sweep) })
+      }),
     )
     return WebhookDrain.of({
-      drainDue: () => Effect.promise(() => dispatcher.drainDue().then(retention.sweep)),
+      drainDue: () => Effect.flatMap(Deferred.await(started), (w) => Effect.promise(w.drainDue)),
     })
   }),
 )
@@ -84,7 +102,7 @@ export interface WorkerInputs {
   /** Start the background workers (false: tests, the Temporal worker process, the memory profile). */
   readonly background: boolean
   /** The legacy Services the loops still take (bridge until Phase 3). */
-  readonly legacy?: () => Services
+  readonly legacy?: Promise<Services> | undefined
 }
 
 /**
@@ -97,7 +115,7 @@ export const lifecycleWorkers = (inputs: WorkerInputs) => {
   const workers =
     inputs.background && legacy !== undefined
       ? // The scheduler starts first and stops last (ticks before the webhooks they produce).
-        webhookWorker.pipe(Layer.provideMerge(schedulerWorker), Layer.provide(Layer.sync(LegacyServices, legacy)))
+        webhookWorker.pipe(Layer.provideMerge(schedulerWorker), Layer.provide(Layer.succeed(LegacyServices, legacy)))
       : noWorkers
   return ClockControl.layer.pipe(Layer.provideMerge(workers), Layer.provideMerge(ClockAdvanceLive))
 }
