@@ -1,3 +1,4 @@
+import { Effect } from "effect"
 import { Hono, type Context } from "hono"
 import { HTTPException } from "hono/http-exception"
 import { ValidationFailed } from "../../core/shared/errors.ts"
@@ -13,6 +14,8 @@ import { authRoutes } from "./routes/auth.ts"
 import { operatorRoutes } from "./routes/operator.ts"
 import { adminAuth } from "./admin-auth.ts"
 import { observeRequests } from "../observability/http-observer.ts"
+import { withRequest } from "../observability/request-context.ts"
+import { Telemetry } from "../observability/telemetry.ts"
 import { docsRoutes } from "./routes/docs.ts"
 import { metricsRoutes } from "./routes/metrics.ts"
 import { bearerChallenge, tokenResponseHeaders } from "./oauth-headers.ts"
@@ -50,7 +53,15 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   const app = new Hono<AppEnv>()
 
   // One request log line and the request metrics per request; the request id on every line.
-  const observe = observeRequests({ logger: s.logger, metrics: s.metrics, tracer: s.tracer, requestId: (c) => c.get("requestId") })
+  // The runtime is built before the app: its telemetry is read once here, not per request.
+  const telemetry = s.runtime.runSync(Effect.service(Telemetry))
+  const observe = observeRequests<AppEnv>({
+    logger: s.logger,
+    metrics: s.metrics,
+    tracer: telemetry.tracer,
+    requestId: (c) => c.get("requestId"),
+    setSpan: (c, span) => c.set("span", span),
+  })
   // Request id and observation run as one middleware: each middleware level is a closure and
   // a promise per request, and this chain runs for every request.
   app.use((c, next) => {
@@ -79,8 +90,9 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   })
 
   app.get("/healthz", (c) => c.json({ status: "ok" }))
-  app.route("/", metricsRoutes(s))
-  app.route("/", docsRoutes(s, () => app.routes))
+  // A scrape's own log lines (a failed gauge read) carry its request id like any other.
+  app.route("/", metricsRoutes((c) => s.runtime.runPromise(withRequest(telemetry.scrape, c.get("requestId"), c.get("span")))))
+  app.route("/", docsRoutes(s.config.publicUrl, () => app.routes))
   // Every API request (not health, metrics, docs: registered above) runs on the deployment's
   // clock as it is now, whichever process another request advanced it on.
   const clock = s.clock

@@ -10,6 +10,8 @@ import { bookingsStores, bookingsUseCases } from "./layers/bookings.ts"
 import { lifecycleSignals, lifecycleStores, lifecycleUseCases, lifecycleWorkers } from "./layers/lifecycle.ts"
 import { membersStores, membersUseCases } from "./layers/members.ts"
 import { paymentsStores, paymentsUseCases } from "./layers/payments.ts"
+import { observabilityLayer } from "./layers/observability.ts"
+import type { TracingConfig } from "../observability/tracing.ts"
 
 import type { Storage } from "./storage.ts"
 
@@ -21,6 +23,8 @@ export interface AppInputs {
   readonly clock: ClockShape
   readonly newId: () => string
   readonly storage: Storage
+  /** OTLP export settings from the OTEL_* variables; absent = tracing off. */
+  readonly tracing?: TracingConfig | undefined
 }
 
 const infra = (inputs: AppInputs) =>
@@ -28,6 +32,7 @@ const infra = (inputs: AppInputs) =>
     Layer.succeed(AppConfig, inputs.config),
     Layer.succeed(Clock, inputs.clock),
     Layer.succeed(Ids, Ids.of({ newId: inputs.newId })),
+    observabilityLayer(inputs),
   )
 
 const stores = (storage: Storage) =>

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs"
+import { Context } from "effect"
 import { makeObjectIdFactory } from "../../core/shared/ids.ts"
 import { systemClock } from "../clock/clocks.ts"
 import { isSharedManual, openSharedClock } from "../clock/shared-clock.ts"
@@ -7,8 +8,8 @@ import { newOpaqueToken } from "../crypto/secrets.ts"
 import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
-import { makeTracer } from "../observability/tracing.ts"
-import { Context } from "effect"
+import { Telemetry } from "../observability/telemetry.ts"
+import { tracingConfig } from "../observability/tracing.ts"
 import { Tenancy } from "../../core/tenancy/tenancy.ts"
 import { openDatabase } from "../postgres/database.ts"
 import { makeCaches } from "../postgres/cache-epoch.ts"
@@ -89,9 +90,10 @@ const bootLocked = async (
       : systemClock()
   const newId = () => objectId(Date.now())
   const caches = makeCaches(database.db)
-  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database, caches } })
+  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database, caches }, tracing: tracingConfig(env) })
   // Builds every layer now, so a broken graph fails the start, not the first request.
   const context = await runtime.context()
+  const telemetry = Context.get(context, Telemetry)
   const services: Services = {
     config,
     clock,
@@ -99,8 +101,9 @@ const bootLocked = async (
     caches,
     newId,
     logger,
-    metrics: makeMetrics(),
-    tracer: makeTracer(env, logger),
+    // Legacy recorders write into the runtime's metric registry; spans export with the runtime.
+    metrics: makeMetrics(context),
+    tracer: { enabled: telemetry.tracer !== undefined, flush: () => runtime.runPromise(telemetry.flush) },
     adminToken,
     onClockAdvanced: [],
     wake: [],
@@ -139,7 +142,6 @@ const bootLocked = async (
       try {
         await stopBackground()
         await runtime.dispose()
-        await services.tracer.shutdown()
         if (isSharedManual(clock)) await clock.close()
         await database.close()
       } finally {

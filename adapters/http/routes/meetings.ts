@@ -1,9 +1,10 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Hono, type Context } from "hono"
 import { Bookings } from "../../../core/booking/bookings.ts"
 import type { MeetingAction } from "../../../core/booking/commands.ts"
+import { Meetings, type MeetingQuery } from "../../../core/booking/meeting-queries.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
-import { getMeeting, listMeetings } from "../../bookings/booking-service.ts"
+import { shownMeetingView } from "../../bookings/meeting-view.ts"
 import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
@@ -20,16 +21,16 @@ import {
   UpdateMeetingRequest,
   updateMeetingCrossErrors,
 } from "../schemas/meeting-requests.ts"
-import { meetingDetailsView } from "../views/meeting-details.ts"
 import { decodeOrFail, readJson, readQuery } from "../validation.ts"
-import { Schema } from "effect"
+import { meetingDetailsView } from "../views/meeting-details.ts"
+import { instantAt } from "./meeting-rooms.ts"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 
 /** Spec Endpoints > Meetings. The three actions answer 202 with the Meeting. */
 export const meetingRoutes = (s: Services) => {
   const run = makeRun(s.runtime, s.logger)
-  // Resolved once: a handler does no service lookup.
+  // Resolved once: a write handler does no service lookup.
   const bookings = s.runtime.runSync(Effect.service(Bookings))
   const action = (tag: "Cancel" | "CheckIn" | "CheckOut") => async (c: Context<AppEnv>) => {
     const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
@@ -47,14 +48,40 @@ export const meetingRoutes = (s: Services) => {
           : ok(c, r.preview, { message: "Draft: nothing was created" }),
       )
     })
-    .get("/", async (c) => {
+    .get("/", (c) => {
       const q = decodeOrFail(ListMeetingsQuery, readQuery(c, LIST_MEETINGS_ARRAY_KEYS))
-      const { data, meta } = await listMeetings(s, c.get("principal"), q)
-      return ok(c, data, { meta })
+      const limit = q.limit === undefined ? s.config.defaultPageSize : Number(q.limit)
+      const offset = q.offset === undefined ? 0 : Number(q.offset)
+      // A single id and a list of ids are one filter each (a union of the two).
+      const ids = (one: string | undefined, many: ReadonlyArray<string> | undefined) =>
+        one !== undefined || many !== undefined ? [...(one === undefined ? [] : [one]), ...(many ?? [])] : undefined
+      const query: MeetingQuery = {
+        projectId: q.projectId,
+        from: instantAt(q.from, "from"),
+        to: instantAt(q.to, "to"),
+        roomIds: ids(q.meetingRoomId, q.meetingRoomIds),
+        deskIds: ids(q.deskId, q.deskIds),
+        organizerId: q.organizerId,
+        organizerEmails: q.organizerEmails,
+        attendeeEmails: q.attendeeEmails,
+        statuses: q.statuses,
+        assetType: q.assetType,
+        limit,
+        offset,
+      }
+      return run(
+        c,
+        Meetings.use((m) => m.list(c.get("principal"), query)),
+        ({ data, total }) => ok(c, data.map(shownMeetingView), { meta: { limit, offset, total } }),
+      )
     })
-    .get("/:id", async (c) => {
+    .get("/:id", (c) => {
       const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
-      return ok(c, await getMeeting(s, c.get("principal"), id))
+      return run(
+        c,
+        Meetings.use((m) => m.get(c.get("principal"), id)),
+        (m) => ok(c, shownMeetingView(m)),
+      )
     })
     .patch("/:id", async (c) => {
       const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
