@@ -30,8 +30,8 @@ import { PaymentStore } from "../../core/ports/payment-store.ts"
 import { PaymentGateway, type PaymentKind } from "../../core/ports/payments.ts"
 import { unpaidHoldsOf } from "../postgres/booking-repo.ts"
 import type { Queryable, Tx } from "../postgres/database.ts"
-import { toPaymentRecord, voidPendingRows } from "../postgres/payment-store.ts"
-import { paymentsTable, type PaymentRow } from "../postgres/tables/payments.ts"
+import { paymentRowById, toPaymentRecord, voidPendingRows } from "../postgres/payment-store.ts"
+import type { PaymentRow } from "../postgres/tables/payments.ts"
 import { discountsTable } from "../postgres/tables/tenancy.ts"
 import { provideTx } from "../postgres/unit-of-work.ts"
 import type { Services } from "../wiring/services.ts"
@@ -139,7 +139,7 @@ export const checkCancelPaymentId = async (
   paymentId: string | undefined,
 ): Promise<void> => {
   if (paymentId === undefined) return
-  const [p] = await q.select().from(paymentsTable).where(eq(paymentsTable.id, paymentId))
+  const p = await paymentRowById(q, paymentId)
   const r = cancelPaymentIdCheck(paymentId, Option.map(Option.fromNullishOr(p), toPaymentRecord), bookingId, bookingStatus)
   if (Result.isFailure(r)) throw r.failure
 }
