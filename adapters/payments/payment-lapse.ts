@@ -10,7 +10,7 @@ import {
 } from "../postgres/booking-repo.ts"
 import type { Queryable } from "../postgres/database.ts"
 import { latestPaymentRowForUpdate, toPaymentRecord, updatePaymentStatus } from "../postgres/payment-store.ts"
-import type { Services } from "../wiring/services.ts"
+import type { LegacyPaymentDeps } from "./payment-service.ts"
 
 /**
  * What the scheduler's unpaid-timeout tick does when a payment window ends unpaid: the rule is
@@ -32,7 +32,10 @@ export type LapseResult =
  */
 export const lapseUnpaidBooking = async (
   tx: Queryable,
-  s: Services,
+  s: Pick<LegacyPaymentDeps, "runtime"> & {
+    readonly newId: () => string
+    readonly metrics: { readonly bookingStatusChanged: (from: string, to: string) => void }
+  },
   bookingId: string,
   at: number,
   reschedule: (tx: Queryable, saved: StoredBooking) => Promise<void>,
