@@ -1,4 +1,3 @@
-import { desc, eq } from "drizzle-orm"
 import { Metric } from "effect"
 import type { BookingStatus } from "../../core/booking/state.ts"
 import { paymentOutcome } from "../../core/payment/metrics.ts"
@@ -10,9 +9,8 @@ import {
   type StoredBooking,
 } from "../postgres/booking-repo.ts"
 import type { Queryable } from "../postgres/database.ts"
-import { toPaymentRecord, updatePaymentStatus } from "../postgres/payment-store.ts"
-import { paymentsTable } from "../postgres/tables/payments.ts"
-import type { Services } from "../wiring/services.ts"
+import { latestPaymentRowForUpdate, toPaymentRecord, updatePaymentStatus } from "../postgres/payment-store.ts"
+import type { LegacyPaymentDeps } from "./payment-service.ts"
 
 /**
  * What the scheduler's unpaid-timeout tick does when a payment window ends unpaid: the rule is
@@ -34,7 +32,10 @@ export type LapseResult =
  */
 export const lapseUnpaidBooking = async (
   tx: Queryable,
-  s: Services,
+  s: Pick<LegacyPaymentDeps, "runtime"> & {
+    readonly newId: () => string
+    readonly metrics: { readonly bookingStatusChanged: (from: string, to: string) => void }
+  },
   bookingId: string,
   at: number,
   reschedule: (tx: Queryable, saved: StoredBooking) => Promise<void>,
@@ -44,13 +45,7 @@ export const lapseUnpaidBooking = async (
   const slot = stored.slots[0]!
   const booking = toCoreBooking(stored.row, slot)
   if (booking.status !== "unpaid") return { _tag: "Skipped", reason: `booking is ${booking.status}` }
-  const [latest] = await tx
-    .select()
-    .from(paymentsTable)
-    .where(eq(paymentsTable.bookingId, bookingId))
-    .orderBy(desc(paymentsTable.createdAt), desc(paymentsTable.id))
-    .limit(1)
-    .for("update")
+  const latest = await latestPaymentRowForUpdate(tx, bookingId)
   const d = lapseDecision(booking, latest ? toPaymentRecord(latest) : undefined, at)
   if (d._tag === "Skip") return { _tag: "Skipped", reason: d.reason }
   if (d.expire) {

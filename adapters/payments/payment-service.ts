@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm"
-import { Effect, Metric, Option, Result } from "effect"
+import { Effect, type ManagedRuntime, Metric, Option, Result } from "effect"
 import { TooManyUnpaidHolds } from "../../core/booking/errors.ts"
 import type { ExtensionOrigin } from "../../core/booking/paid-extension.ts"
 import {
@@ -30,11 +30,10 @@ import { PaymentStore } from "../../core/ports/payment-store.ts"
 import { PaymentGateway, type PaymentKind } from "../../core/ports/payments.ts"
 import { unpaidHoldsOf } from "../postgres/booking-repo.ts"
 import type { Queryable, Tx } from "../postgres/database.ts"
-import { toPaymentRecord, voidPendingRows } from "../postgres/payment-store.ts"
-import { paymentsTable, type PaymentRow } from "../postgres/tables/payments.ts"
+import { paymentRowById, toPaymentRecord, voidPendingRows } from "../postgres/payment-store.ts"
+import type { PaymentRow } from "../postgres/tables/payments.ts"
 import { discountsTable } from "../postgres/tables/tenancy.ts"
 import { provideTx } from "../postgres/unit-of-work.ts"
-import type { Services } from "../wiring/services.ts"
 
 /**
  * @deprecated bridge: the Promise entry points of the payment steps that the legacy
@@ -45,10 +44,23 @@ import type { Services } from "../wiring/services.ts"
  */
 
 export type { HoldHolder, PaidExtension }
+
+/**
+ * What the bridges use of the legacy `Services` (structurally: payments does not import the
+ * wiring, which imports payments' layers).
+ */
+export interface LegacyPaymentDeps {
+  readonly runtime: ManagedRuntime.ManagedRuntime<PaymentStore | PaymentGateway | Ids, never>
+  readonly config: {
+    readonly paymentWindowSeconds: number
+    readonly maxUnpaidHoldsPerOrganizer: number
+    readonly maxUnpaidHoldsPerApp: number
+  }
+}
 export { isPaymentChannel, needsPayment }
 
 /** @deprecated bridge. 429 SV040 once the holder has its limit of live unpaid bookings (per-holder lock in the count). */
-export const assertUnpaidHoldAllowed = async (tx: Queryable, s: Services, holder: HoldHolder): Promise<void> => {
+export const assertUnpaidHoldAllowed = async (tx: Queryable, s: LegacyPaymentDeps, holder: HoldHolder): Promise<void> => {
   const limit = holdLimitOf(holder, s.config)
   if ((await unpaidHoldsOf(tx, holder.userId)) >= limit) {
     s.runtime.runSync(Metric.update(unpaidHoldRefusals, 1))
@@ -70,7 +82,7 @@ export interface OpenPaymentInput {
 }
 
 /** @deprecated bridge: core/payment/booking-payments.ts openPayment on the caller's transaction. */
-export const openPayment = (tx: Queryable, s: Services, input: OpenPaymentInput): Promise<PaymentRecord> =>
+export const openPayment = (tx: Queryable, s: LegacyPaymentDeps, input: OpenPaymentInput): Promise<PaymentRecord> =>
   s.runtime.runPromise(
     provideTx(
       tx as Tx,
@@ -139,20 +151,20 @@ export const checkCancelPaymentId = async (
   paymentId: string | undefined,
 ): Promise<void> => {
   if (paymentId === undefined) return
-  const [p] = await q.select().from(paymentsTable).where(eq(paymentsTable.id, paymentId))
+  const p = await paymentRowById(q, paymentId)
   const r = cancelPaymentIdCheck(paymentId, Option.map(Option.fromNullishOr(p), toPaymentRecord), bookingId, bookingStatus)
   if (Result.isFailure(r)) throw r.failure
 }
 
 /** @deprecated bridge: voids the booking's pending payments in the cancel's transaction; returns the rows. */
-export const voidPendingPayments = async (tx: Queryable, s: Services, bookingId: string, at: number): Promise<PaymentRow[]> => {
+export const voidPendingPayments = async (tx: Queryable, s: LegacyPaymentDeps, bookingId: string, at: number): Promise<PaymentRow[]> => {
   const rows = await voidPendingRows(tx, bookingId, at)
   if (rows.length > 0) s.runtime.runSync(Metric.update(paymentOutcome("voided"), rows.length))
   return rows
 }
 
 /** @deprecated bridge: after the cancel committed, tell the gateway (best effort; our record already refuses). */
-export const notifyGatewayVoided = (s: Services, voided: ReadonlyArray<PaymentRow>): Promise<void> =>
+export const notifyGatewayVoided = (s: LegacyPaymentDeps, voided: ReadonlyArray<PaymentRow>): Promise<void> =>
   voided.length === 0
     ? Promise.resolve()
     : s.runtime.runPromise(PaymentGateway.use((gateway) => voidAtGateway(gateway, voided.map(toPaymentRecord))))
