@@ -177,9 +177,61 @@ const freeDuringPeriods = (windows: Extract<DeskWindows, { _tag: "FreeIn" }>["wi
         or not ${liveOverlap(desksTable.id, sql`w.start_at`, sql`w.end_at`)}))`
 }
 
-/** The rooms of one project as cached: by id, plus the interner their records share. */
-interface ProjectRooms {
+/** The rooms or desks of one project as cached, in the listing's SQL order, and by id. */
+interface ProjectAssets {
+  readonly ordered: ReadonlyArray<Asset>
   readonly byId: ReadonlyMap<string, Asset>
+}
+
+/**
+ * Ids of assets with a live slot overlapping [start, end): one statement through the exclusion
+ * constraint's GiST index (same range expression and live-status predicate), instead of one
+ * probe per asset.
+ */
+const busyAssets = async (q: Queryable, projectId: string, start: number, end: number): Promise<Set<string>> => {
+  const rows = await q
+    .selectDistinct({ id: bookingSlotsTable.assetId })
+    .from(bookingSlotsTable)
+    .where(
+      and(
+        inArray(bookingSlotsTable.status, [...LIVE_STATUSES]),
+        sql`tstzrange(${bookingSlotsTable.startAt}, ${bookingSlotsTable.endAt}, '[)') && tstzrange(${timestamp(start)}, ${timestamp(end)}, '[)')`,
+        eq(bookingSlotsTable.projectId, projectId),
+      ),
+    )
+  return new Set(rows.map((r) => r.id))
+}
+
+const oneOf = (values: ReadonlyArray<string> | undefined, value: string) =>
+  values === undefined || values.length === 0 || values.includes(value)
+
+/** The room filters that are exact comparisons (all but the name's ILIKE), on a cached record. */
+const roomMatches = (f: RoomFilter) => (a: Asset) => {
+  const r = a.record
+  return (
+    r.kind === "room" &&
+    (f.zoneId === undefined || r.zoneId === f.zoneId) &&
+    (f.floorId === undefined || r.floorId === f.floorId) &&
+    (f.locationId === undefined || r.zoneId === f.locationId || r.floorId === f.locationId) &&
+    (f.ids === undefined || f.ids.includes(r.id)) &&
+    oneOf(f.status, r.status) &&
+    (f.type === undefined || r.type === f.type) &&
+    (f.minCapacity === undefined || r.capacity >= f.minCapacity)
+  )
+}
+
+/** The desk filters that are exact comparisons (all but name and email, which are ILIKE). */
+const deskMatches = (f: DeskFilter) => (a: Asset) => {
+  const r = a.record
+  return (
+    r.kind === "desk" &&
+    (f.brandId === undefined || a.project.brandId === f.brandId) &&
+    (f.zoneId === undefined || r.zoneId === f.zoneId) &&
+    (f.floorId === undefined || r.floorId === f.floorId) &&
+    (f.locationId === undefined || r.zoneId === f.locationId || r.floorId === f.locationId) &&
+    (f.ids === undefined || f.ids.includes(r.id)) &&
+    oneOf(f.statuses, r.status)
+  )
 }
 
 export const AssetStorePostgres = Layer.effect(
@@ -191,7 +243,8 @@ export const AssetStorePostgres = Layer.effect(
     // Any committed manifest change empties these on every process (cache-epoch.ts); the
     // bearer middleware syncs the epoch before a request reaches a use case.
     const assetCache = caches.cache<string, Asset>("asset-records", { max: 20_000 })
-    const roomsCache = caches.cache<string, ProjectRooms>("project-rooms", { max: 64 })
+    const roomsCache = caches.cache<string, ProjectAssets>("project-rooms", { max: 64 })
+    const desksCache = caches.cache<string, ProjectAssets>("project-desks", { max: 64 })
     const projectCache = caches.cache<string, Project>("projects", { max: 1_000 })
     let intern = makeInterner()
     // The interner grows with distinct configs only; start afresh if a manifest churned many.
@@ -250,24 +303,40 @@ export const AssetStorePostgres = Layer.effect(
         return loaded
       })
 
-    const projectRooms = (projectId: string) =>
+    /** A project's rooms or desks, loaded once per cache generation in the listings' order. */
+    const projectAssets = (kind: AssetKind, projectId: string) =>
       Effect.gen(function* () {
-        const hit = roomsCache.get(projectId)
+        const cache = kind === "room" ? roomsCache : desksCache
+        const hit = cache.get(projectId)
         if (hit !== undefined) return hit
         const ctx = yield* Effect.context<never>()
         const load = Effect.gen(function* () {
-          const rows = yield* read((q) => q.select().from(roomsTable).where(eq(roomsTable.projectId, projectId)))
-          const assets = yield* assetsOf("room", rows)
-          return { byId: new Map(assets.map((a) => [a.id, a])) }
+          const rows = yield* read(
+            async (q): Promise<ReadonlyArray<RoomRow | DeskRow>> =>
+              kind === "room"
+                ? await q.select().from(roomsTable).where(eq(roomsTable.projectId, projectId)).orderBy(asc(roomsTable.name), asc(roomsTable.id))
+                : await q
+                    .select()
+                    .from(desksTable)
+                    .where(eq(desksTable.projectId, projectId))
+                    .orderBy(asc(desksTable.index), asc(desksTable.name), asc(desksTable.id)),
+          )
+          const ordered = yield* assetsOf(kind, rows)
+          return { ordered, byId: new Map(ordered.map((a) => [a.id, a])) }
         })
-        return (yield* Effect.promise(() =>
-          roomsCache.getOrLoad(projectId, () => Effect.runPromiseWith(ctx)(load)),
-        ))!
+        return (yield* Effect.promise(() => cache.getOrLoad(projectId, () => Effect.runPromiseWith(ctx)(load))))!
       })
 
     const searchRooms = (f: RoomFilter) =>
       Effect.gen(function* () {
-        const rooms = yield* projectRooms(f.projectId)
+        const rooms = yield* projectAssets("room", f.projectId)
+        if (f.name === undefined) {
+          // Every filter but the name is an exact comparison: run it on the cached records, and
+          // learn the busy rooms in one indexed statement.
+          const busy = f.freeDuring ? yield* read((q) => busyAssets(q, f.projectId, f.freeDuring!.start, f.freeDuring!.end)) : undefined
+          const matches = roomMatches(f)
+          return rooms.ordered.filter((a) => matches(a) && !(busy?.has(a.id) ?? false))
+        }
         // Only ids travel back: the rows are the cached records (a change empties the cache first).
         const ids = yield* read((q) =>
           q
@@ -289,9 +358,37 @@ export const AssetStorePostgres = Layer.effect(
         return ids.map((r) => rooms.byId.get(r.id) ?? extra.get(r.id)!)
       })
 
+    /** One project and no ILIKE filter: desks are filtered, judged and paged on the cached records. */
+    const cachedDeskSearch = (f: DeskFilter) => f.projectIds.length === 1 && f.name === undefined && f.email === undefined
+
+    /** (stored config, status) of one project's cached desks: the config is interned, so by identity. */
+    const byGroup = <V>() => {
+      const m = new Map<unknown, Map<string, V>>()
+      return {
+        get: (config: unknown, status: string) => m.get(config)?.get(status),
+        set: (config: unknown, status: string, v: V) => {
+          let inner = m.get(config)
+          if (inner === undefined) m.set(config, (inner = new Map()))
+          inner.set(status, v)
+        },
+      }
+    }
+
     const deskGroups = (f: DeskFilter) =>
       Effect.gen(function* () {
         if (f.projectIds.length === 0) return []
+        if (cachedDeskSearch(f)) {
+          const desks = yield* projectAssets("desk", f.projectIds[0]!)
+          const matches = deskMatches(f)
+          const seen = byGroup<true>()
+          const groups: DeskGroup[] = []
+          for (const a of desks.ordered) {
+            if (!matches(a) || seen.get(a.record.rawConfig, a.status)) continue
+            seen.set(a.record.rawConfig, a.status, true)
+            groups.push({ projectId: a.projectId, timeZone: a.timeZone, rawConfig: a.record.rawConfig, config: a.config, status: a.status })
+          }
+          return groups
+        }
         const groups = yield* read((q) =>
           q
             .selectDistinct({ projectId: desksTable.projectId, config: desksTable.config, status: desksTable.status })
@@ -314,13 +411,36 @@ export const AssetStorePostgres = Layer.effect(
     const searchDesks = (f: DeskFilter, windows: DeskWindows, page: { readonly limit: number; readonly offset: number }) =>
       Effect.gen(function* () {
         if (f.projectIds.length === 0) return { desks: [], total: 0 }
+        if (cachedDeskSearch(f)) {
+          const projectId = f.projectIds[0]!
+          const desks = yield* projectAssets("desk", projectId)
+          const matches = deskMatches(f)
+          let selected = desks.ordered.filter(matches)
+          if (windows._tag === "FreeIn") {
+            // Busy desks per distinct window (one statement each; usually one window in all).
+            const busyBy = new Map<string, Set<string>>()
+            for (const w of windows.windows) {
+              const key = `${w.start}/${w.end}`
+              if (w.end > w.start && !busyBy.has(key)) busyBy.set(key, yield* read((q) => busyAssets(q, projectId, w.start, w.end)))
+            }
+            const windowOf = byGroup<(typeof windows.windows)[number]>()
+            for (const w of windows.windows) windowOf.set(w.group.rawConfig, w.group.status, w)
+            selected = selected.filter((a) => {
+              const w = windowOf.get(a.record.rawConfig, a.status)
+              if (w === undefined) return false
+              return w.end <= w.start || !busyBy.get(`${w.start}/${w.end}`)!.has(a.id)
+            })
+          }
+          return { desks: selected.slice(page.offset, page.offset + page.limit), total: selected.length }
+        }
         const { desks, total } = yield* read(async (q) => {
           const conditions = deskConditions(q, f)
           if (windows._tag === "FreeIn") {
             const [first] = windows.windows
             // Every desk resolved the same window (the usual case: one shared config): a plain
             // window filter, without matching each desk's config against the groups.
-            const oneWindow = first !== undefined && windows.windows.every((w) => w.start === first.start && w.end === first.end)
+            const oneWindow =
+              windows.everyGroup && first !== undefined && windows.windows.every((w) => w.start === first.start && w.end === first.end)
             conditions.push(oneWindow ? freeDuring(first.start, first.end) : freeDuringPeriods(windows.windows))
           }
           const where = and(...conditions)
