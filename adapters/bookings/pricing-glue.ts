@@ -1,2 +1,2 @@
-/** @deprecated bridge: the pricing rule lives in core/booking/pricing.ts; import it from there. */
+/** @deprecated bridge: the pricing rules live in core/booking/pricing.ts (callers of other streams move there). */
 export { minutesPerLocalDay, priceOf } from "../../core/booking/pricing.ts"

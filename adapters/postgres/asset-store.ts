@@ -13,7 +13,7 @@ import {
 import { LIVE_STATUSES, type AssetKind } from "../../core/booking/state.ts"
 import { AssetStore, type DeskFilter, type DeskGroup, type DeskWindows, type RoomFilter } from "../../core/ports/asset-store.ts"
 import { NotFound } from "../../core/shared/errors.ts"
-import { DbCaches } from "./cache-epoch.ts"
+import { EpochCaches } from "./cache-epoch.ts"
 import type { Queryable } from "./database.ts"
 import { desksTable, projectsTable, roomsTable } from "./schema.ts"
 import { bookingSlotsTable } from "./tables/bookings.ts"
@@ -274,7 +274,7 @@ export const AssetStorePostgres = Layer.effect(
   Effect.gen(function* () {
     const db = yield* SqlDatabase
     const provideDb = Effect.provideService(SqlDatabase, db)
-    const caches = yield* DbCaches
+    const caches = yield* EpochCaches
     // Any committed manifest change empties these on every process (cache-epoch.ts); the
     // bearer middleware syncs the epoch before a request reaches a use case.
     const assetCache = caches.cache<string, Asset>("asset-records", { max: 20_000 })

@@ -130,8 +130,8 @@ export const priceSummary = (
 }
 
 /**
- * Minutes of [start, end) on each property-local calendar day: the day portions priced above
- * (perDay caps each local day, not each 24-hour block).
+ * Minutes of [start, end) on each property-local calendar day: the day portions
+ * `subtotalMinorByDays` prices (perDay caps each local day, not each 24-hour block).
  */
 export const minutesPerLocalDay = (start: number, end: number, timeZone: string): number[] => {
   const out: number[] = []
@@ -161,3 +161,9 @@ export const priceOf = (
     discounts: minor.discounts.map((d) => ({ ...d, value: fromMinor(d.value) })),
   }
 }
+
+/**
+ * The one form a discount code is looked up in: trimmed, upper case (codes match
+ * case-insensitively; a pasted code with spaces around it still matches).
+ */
+export const normalizeDiscountCode = (code: string): string => code.trim().toUpperCase()
