@@ -263,17 +263,24 @@ const main = async () => {
     rows.push({ name: `start-up to a healthy /healthz, PostgreSQL (${args.tsx ? "tsx" : "dist/"}; first start migrating: ${first.ms} ms)`, ours: `${startupMs} ms (median of ${restarts.join(", ")})`, limit: "<= 1000 ms", ratio: `x${(startupMs / 1000).toFixed(2)} of the limit`, memoryMb: "-" })
     rows.push({ name: "idle RSS 1 s after start, PostgreSQL", ours: `${idleRssMb} MB`, limit: "<= 150 MB", ratio: `x${(idleRssMb / 150).toFixed(2)} of the limit`, memoryMb: idleRssMb })
     print(`bench: start-up ${startupMs} ms (first ${first.ms} ms), idle RSS ${idleRssMb} MB`)
-    // The same on embedded PGlite (in-memory data directory), on its own port.
+    // The same on embedded PGlite in a data directory (the default KEYSPACE_DATA_DIR setup), on
+    // its own port: the first start creates the database (initdb, migrations), the idle figure
+    // is a restart's, as the service runs after its first day.
     {
       const dir = mkdtempSync(`${tmpdir()}/keyspace-bench-pglite-`)
+      const env = { KEYSPACE_DATA_DIR: `${dir}/data`, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "info", DATABASE_URL: "" }
       try {
-        const { child, ms } = await timedStart({ KEYSPACE_DATA_DIR: `${dir}/data`, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "info", DATABASE_URL: "" }, port + 51)
+        const created = await timedStart(env, port + 51)
+        await sleep(1000)
+        const firstRss = mb(statusKb(created.child.pid!, "VmRSS"))
+        await stopChild(created.child)
+        const { child, ms } = await timedStart(env, port + 51)
         await sleep(1000)
         const rss = mb(statusKb(child.pid!, "VmRSS"))
         await stopChild(child)
-        results.pglite = { startupMs: ms, idleRssMb: rss }
-        rows.push({ name: `idle RSS 1 s after start, embedded PGlite (start-up ${ms} ms)`, ours: `${rss} MB`, limit: "<= 300 MB", ratio: `x${(rss / 300).toFixed(2)} of the limit`, memoryMb: rss })
-        print(`bench: PGlite start-up ${ms} ms, idle RSS ${rss} MB`)
+        results.pglite = { firstStartMs: created.ms, firstIdleRssMb: firstRss, startupMs: ms, idleRssMb: rss }
+        rows.push({ name: `idle RSS 1 s after a restart, embedded PGlite (start-up ${ms} ms; first start ${created.ms} ms, ${firstRss} MB)`, ours: `${rss} MB`, limit: "<= 300 MB", ratio: `x${(rss / 300).toFixed(2)} of the limit`, memoryMb: rss })
+        print(`bench: PGlite start-up ${ms} ms, idle RSS ${rss} MB (first start ${created.ms} ms, ${firstRss} MB)`)
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }
