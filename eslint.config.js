@@ -1,7 +1,62 @@
-// Lint: type-aware promise rules plus the dependency rule (runtimes -> adapters -> workflows -> core).
+// Lint: type-aware promise rules plus the dependency rules of docs/architecture.md
+// (runtimes -> adapters/wiring -> adapters -> workflows -> core; drivers only in adapters/postgres;
+// adapters/http reaches storage only through use cases).
 import tseslint from "typescript-eslint"
 
 const nodeBuiltins = ["node:*", "fs", "path", "http", "https", "crypto", "os", "child_process", "net", "tls", "dns"]
+
+const noRuntimes = { group: ["**/runtimes/**"], message: "adapters must not import runtimes" }
+const noDrivers = {
+  regex: "^(drizzle-orm|postgres|@electric-sql/pglite)(/|$)",
+  message: "database drivers only in adapters/postgres/**: go through a port (core/ports) and its store",
+}
+const httpOnlyThroughUseCases = {
+  group: ["**/postgres/**", "**/memory/**", "**/wiring/**"],
+  message: "adapters/http calls use cases (adapters/http/run.ts): no stores, no memory layer, no wiring",
+}
+
+/*
+ * Today's offenders, as explicit exceptions: other streams of issue #12 are still moving this
+ * code. Each line says which stream removes it; the lead deletes the line when that lands (and
+ * the list must end empty). Nothing new goes here.
+ */
+const legacyDriverImports = [
+  "adapters/auth/app-secret.ts", // legacy until #12 stream S4 (tokens) lands
+  "adapters/auth/token-service.ts", // legacy until #12 stream S4 (tokens) lands
+  "adapters/bookings/asset-queries.ts", // legacy until #12 stream S1 (bookings) lands
+  "adapters/bookings/booking-service.ts", // legacy until #12 stream S1 (bookings) lands
+  "adapters/clock/shared-clock.ts", // legacy until #12 stream S2 (clock) lands
+  "adapters/members/device-enrollment.ts", // legacy until #12 stream S4 (members) lands
+  "adapters/members/rate-limit.ts", // legacy until #12 stream S4 (members) lands
+  "adapters/payments/payment-lapse.ts", // legacy until #12 stream S3 (payments) lands
+  "adapters/payments/payment-records.ts", // legacy until #12 stream S3 (payments) lands
+  "adapters/payments/payment-service.ts", // legacy until #12 stream S3 (payments) lands
+  "adapters/scheduler/apply-tick.ts", // legacy until #12 stream S2 (lifecycle) lands
+  "adapters/scheduler/temporal.ts", // legacy until #12 stream S2 (lifecycle) lands
+  "adapters/scheduler/ticks.ts", // legacy until #12 stream S2 (lifecycle) lands
+  "adapters/webhooks/deliveries-repo.ts", // legacy until #12 stream S2 (webhooks) lands
+  "adapters/webhooks/fan-out.ts", // legacy until #12 stream S2 (webhooks) lands
+  "adapters/webhooks/retention.ts", // legacy until #12 stream S2 (webhooks) lands
+  "adapters/wiring/demo-seed.ts", // legacy until #12 stream S4 (tenancy seed) lands
+  "runtimes/node/move-to-postgres.ts", // a one-off migration tool over both drivers; the lead decides in phase 3
+]
+/** These still take the `Services` object (adapters/wiring/services.ts); nothing else of wiring. */
+const legacyHttpServices = [
+  "adapters/http/admin-auth.ts", // legacy until #12 stream S4 (tokens) lands
+  "adapters/http/app.ts", // `Services` until the lead's phase 3 removes it
+  "adapters/http/routes/auth.ts", // legacy until #12 stream S4 (tokens) lands
+  "adapters/http/routes/desks.ts", // legacy until #12 stream S1 (bookings) lands
+  "adapters/http/routes/meeting-rooms.ts", // legacy until #12 stream S1 (bookings) lands
+  "adapters/http/routes/meetings.ts", // legacy until #12 stream S1 (bookings) lands
+  "adapters/http/routes/operator-meetings.ts", // legacy until #12 stream S1 (bookings) lands
+  "adapters/http/routes/operator-webhooks.ts", // legacy until #12 stream S2 (webhooks) lands
+  "adapters/http/routes/partner-members.ts", // legacy until #12 stream S4 (members) lands
+  "adapters/http/routes/pay-page.ts", // legacy until #12 stream S3 (payments) lands
+]
+/** Reaches a store directly (postgres/manifest-repo.ts) as well as `Services`. */
+const legacyHttpStores = [
+  "adapters/http/routes/operator.ts", // legacy until #12 streams S2 (clock) and S4 (manifest) land
+]
 
 export default tseslint.config(
   { ignores: ["node_modules/**", "dist/**", "drizzle/**", ".keyspace/**", "scratch/**", "bench/results/**", "runtimes/bun/**", "runtimes/deno/**"] },
@@ -20,10 +75,11 @@ export default tseslint.config(
       "no-restricted-imports": [
         "error",
         {
+          paths: nodeBuiltins.filter((p) => !p.includes("*")),
           patterns: [
             {
               regex: "^(?!effect($|/)|libphonenumber-js($|/)|\\.{1,2}/)",
-              message: "core/ imports only effect (and the pure libphonenumber-js): no I/O, no frameworks",
+              message: "core/ imports only effect (and the pure libphonenumber-js): no I/O, no frameworks, no node builtins",
             },
             { group: ["**/adapters/**", "**/runtimes/**", "**/workflows/**"], message: "core/ must not import outer layers" },
           ],
@@ -41,15 +97,44 @@ export default tseslint.config(
           patterns: [
             { group: ["node:*"], message: "workflow code is deterministic: no Node builtins" },
             { group: ["**/adapters/**", "**/runtimes/**"], message: "workflows import only core/ and @temporalio/*" },
+            noDrivers,
           ],
         },
       ],
     },
   },
   {
+    // Production code outside adapters/postgres: no database driver.
     files: ["adapters/**/*.ts"],
+    ignores: ["adapters/postgres/**", ...legacyDriverImports],
+    rules: { "no-restricted-imports": ["error", { patterns: [noRuntimes, noDrivers] }] },
+  },
+  {
+    files: ["runtimes/**/*.ts", "clients/**/*.ts"],
+    ignores: legacyDriverImports,
+    rules: { "no-restricted-imports": ["error", { patterns: [noDrivers] }] },
+  },
+  {
+    // Rules override rather than merge per file: each block repeats the patterns that still apply.
+    files: ["adapters/postgres/**/*.ts", ...legacyDriverImports.filter((f) => f.startsWith("adapters/"))],
+    rules: { "no-restricted-imports": ["error", { patterns: [noRuntimes] }] },
+  },
+  {
+    files: ["adapters/http/**/*.ts"],
+    ignores: [...legacyHttpServices, ...legacyHttpStores],
+    rules: { "no-restricted-imports": ["error", { patterns: [noRuntimes, noDrivers, httpOnlyThroughUseCases] }] },
+  },
+  {
+    files: legacyHttpServices,
     rules: {
-      "no-restricted-imports": ["error", { patterns: [{ group: ["**/runtimes/**"], message: "adapters must not import runtimes" }] }],
+      "no-restricted-imports": [
+        "error",
+        { patterns: [noRuntimes, noDrivers, { ...httpOnlyThroughUseCases, group: [...httpOnlyThroughUseCases.group, "!**/wiring/services.ts"] }] },
+      ],
     },
+  },
+  {
+    files: legacyHttpStores,
+    rules: { "no-restricted-imports": ["error", { patterns: [noRuntimes, noDrivers] }] },
   },
 )

@@ -67,7 +67,9 @@ import { lifecycleCommitted, newBookingTicksInsert, scheduleStoredBooking } from
 import { assetConfigOf, findAsset, findAssetCached, projectsById, requireProjectScope, type ProjectInfo } from "./asset-queries.ts"
 import { meetingView, type MeetingView } from "./meeting-view.ts"
 import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
-import { priceOf } from "./pricing-glue.ts"
+import { priceOf } from "../../core/booking/pricing.ts"
+import { currentSlot, newPinCode, occurrenceIdOf, showPinTo } from "../../core/booking/meeting.ts"
+import { displayName, isProjectAdmin, organizerOf } from "../postgres/directory-store.ts"
 import { paymentsOf } from "../payments/payment-records.ts"
 import type { PaymentRow } from "../postgres/tables/payments.ts"
 import {
@@ -94,33 +96,6 @@ const instant = (text: string): number => {
   return r.success
 }
 
-// Uniform 6-digit PIN by rejection sampling (2^32 is not a multiple of 10^6).
-const newPinCode = (): string => {
-  const buf = new Uint32Array(1)
-  const limit = Math.floor(0x1_0000_0000 / 1_000_000) * 1_000_000
-  for (;;) {
-    crypto.getRandomValues(buf)
-    if (buf[0]! < limit) return String(buf[0]! % 1_000_000).padStart(6, "0")
-  }
-}
-
-const displayName = (u: { firstName: string; lastName: string; profileName: string | null }) => {
-  const full = `${u.firstName} ${u.lastName}`.trim()
-  return { name: full, displayName: u.profileName || full }
-}
-
-/** The organizer a principal books as: the delegated member, or the app's service identity. */
-export const organizerOf = async (q: Queryable, principal: Principal): Promise<Organizer> => {
-  if (principal.subjectUserId !== undefined) {
-    const [u] = await q.select().from(usersTable).where(eq(usersTable.id, principal.subjectUserId)).limit(1)
-    if (u)
-      return { userId: u.id, ...(u.email ? { email: u.email } : {}), ...displayName(u) }
-  }
-  const [app] = await q.select({ key: appsTable.key, appId: appsTable.appId }).from(appsTable).where(eq(appsTable.id, principal.appId))
-  const name = app?.key ?? app?.appId ?? "app"
-  return { userId: actingUserId(principal), name, displayName: name }
-}
-
 /**
  * organizerOf with the app's service identity cached per app (apps change only through the
  * manifest; see postgres/cache-epoch.ts). Members are read each time.
@@ -131,22 +106,6 @@ const organizerFor = async (s: Services, principal: Principal): Promise<Organize
     : (await s.caches
         .cache<string, Organizer>("app-organizers", { max: 1_000 })
         .getOrLoad(principal.appId, () => organizerOf(s.database.db, principal)))!
-
-/** Spec rule 6: a project admin is a delegated member whose membership role is admin. */
-export const isProjectAdmin = async (q: Queryable, principal: Principal, projectId: string): Promise<boolean> => {
-  if (principal.subjectUserId === undefined) return false
-  const [m] = await q
-    .select({ role: projectMembershipsTable.role })
-    .from(projectMembershipsTable)
-    .where(
-      and(
-        eq(projectMembershipsTable.projectId, projectId),
-        eq(projectMembershipsTable.userId, principal.subjectUserId),
-        eq(projectMembershipsTable.status, "active"),
-      ),
-    )
-  return m?.role === "admin"
-}
 
 /** Attendees with known users resolved by id or (case-insensitive) email. */
 const resolveAttendees = async (q: Queryable, inputs: ReadonlyArray<AttendeeInput>): Promise<Attendee[]> => {
@@ -192,34 +151,6 @@ const discountsFor = async (q: Queryable, projectId: string, code: string | unde
   return [{ code: d.code, name: d.name, percentOff: d.percentOff ?? undefined, amountOff: d.amountOff ?? undefined }]
 }
 
-/** The occurrence a master shows and actions act on (core rule: first not yet ended). */
-export const currentSlot = (stored: StoredBooking, timeZone: string, now: number): SlotRow => {
-  const { row, slots } = stored
-  if (row.rrule === null || row.anchorStartAt === null || row.anchorEndAt === null || slots.length <= 1)
-    return slots[0]!
-  const rule = parseRecurrenceRule(row.rrule)
-  if (Result.isFailure(rule)) return slots[0]!
-  const current = currentOccurrence(
-    {
-      masterId: row.id,
-      rule: rule.success,
-      anchor: Interval.make(row.anchorStartAt.getTime(), row.anchorEndAt.getTime()),
-      timeZone,
-    },
-    now,
-  )
-  if (current === undefined) return slots[slots.length - 1]!
-  return slots.find((s) => s.startAt.getTime() === current.start) ?? slots[slots.length - 1]!
-}
-
-const occurrenceIdOf = (stored: StoredBooking, slot: SlotRow): string | undefined =>
-  stored.row.rrule === null ? undefined : occurrenceEventId(stored.row.id, slot.startAt.getTime())
-
-const showPinTo = (principal: Principal | "operator", stored: StoredBooking): boolean =>
-  principal === "operator" ||
-  actingUserId(principal) === stored.row.organizerUserId ||
-  (principal.grant === "app_credentials" && principal.appId === stored.row.createdByAppId)
-
 const roomNames = async (q: Queryable, ids: ReadonlyArray<string>): Promise<Map<string, string>> => {
   if (ids.length === 0) return new Map()
   const rows = await q
@@ -258,7 +189,7 @@ export const renderMeeting = async (
     assetName: names.get(stored.row.assetId),
     histories,
     payments,
-    showPin: showPinTo(principal, stored),
+    showPin: showPinTo(principal, stored.row),
   })
 }
 
@@ -718,58 +649,4 @@ export const actOnMeeting = async (
   await lifecycleCommitted(s, id, LIFECYCLE_SIGNAL[action])
   s.metrics.bookingStatusChanged(statusChange[0], statusChange[1])
   return renderMeeting(s, principal, saved)
-}
-
-/** GET /meetings/{id}. */
-export const getMeeting = async (s: Services, principal: Principal, id: string): Promise<MeetingView> =>
-  renderMeeting(s, principal, await loadVisible(s, principal, id))
-
-/** GET /meetings: one row per booking or per occurrence overlapping [from, to). */
-export const listMeetings = async (s: Services, principal: Principal, q: ListMeetingsQuery) => {
-  const from = instant(q.from)
-  const to = instant(q.to)
-  if (to < from) throw new ValidationFailed({ messages: ["to: must not be before from"] })
-  if (q.projectId !== undefined) requireProjectScope(principal, q.projectId)
-  const db = s.database.db
-  const limit = q.limit === undefined ? s.config.defaultPageSize : Number(q.limit)
-  const offset = q.offset === undefined ? 0 : Number(q.offset)
-  const roomIds = q.meetingRoomId !== undefined || q.meetingRoomIds !== undefined
-    ? [...(q.meetingRoomId === undefined ? [] : [q.meetingRoomId]), ...(q.meetingRoomIds ?? [])]
-    : undefined
-  const deskIds = q.deskId !== undefined || q.deskIds !== undefined
-    ? [...(q.deskId === undefined ? [] : [q.deskId]), ...(q.deskIds ?? [])]
-    : undefined
-  const { rows, total } = await findMeetingRows(db, {
-    projectIds: q.projectId !== undefined ? [q.projectId] : principal.projectIds,
-    from,
-    to,
-    roomIds,
-    deskIds,
-    organizerId: q.organizerId,
-    organizerEmails: q.organizerEmails,
-    attendeeEmails: q.attendeeEmails,
-    statuses: q.statuses,
-    assetType: q.assetType,
-    limit,
-    offset,
-  })
-  const projects = await projectsById(db, rows.map((r) => r.booking.projectId))
-  const names = await roomNames(db, rows.filter((r) => r.booking.assetKind === "room").map((r) => r.booking.assetId))
-  const histories = await historiesOf(db, rows.map((r) => r.booking.id))
-  const payments = await paymentsOf(db, rows.map((r) => r.booking.id))
-  const data = rows.map(({ booking, slot }) =>
-    meetingView(
-      booking,
-      slot,
-      {
-        timeZone: projects.get(booking.projectId)?.timezone ?? "UTC",
-        assetName: names.get(booking.assetId),
-        histories: histories.get(booking.id) ?? [],
-        payments: payments.get(booking.id) ?? [],
-        showPin: showPinTo(principal, { row: booking, slots: [slot] }),
-      },
-      { expanded: true },
-    ),
-  )
-  return { data, meta: { limit, offset, total } }
 }

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory"
 import { Unauthenticated } from "../../core/shared/errors.ts"
-import { constantTimeEqual } from "../auth/secret-hash.ts"
+import { constantTimeEqual } from "../crypto/secrets.ts"
 import type { Services } from "../wiring/services.ts"
 import type { AppEnv } from "./app-env.ts"
 

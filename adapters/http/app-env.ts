@@ -1,3 +1,4 @@
+import type { Tracer } from "effect"
 import type { Principal } from "../../core/auth/principal.ts"
 
 /** Hono context variables set by the middleware of adapters/http/app.ts. */
@@ -5,5 +6,7 @@ export type AppEnv = {
   Variables: {
     requestId: string
     principal: Principal
+    /** The request's server span; set only when tracing is on (use-case spans become its children). */
+    span: Tracer.AnySpan | undefined
   }
 }

@@ -1,17 +1,20 @@
+import { Effect } from "effect"
 import { Hono, type Context } from "hono"
 import { HTTPException } from "hono/http-exception"
 import { ValidationFailed } from "../../core/shared/errors.ts"
-import { authenticateBearer } from "../auth/token-service.ts"
+import { Cause, Exit } from "effect"
+import { Tokens } from "../../core/auth/tokens.ts"
 import { isSharedManual } from "../clock/shared-clock.ts"
 import type { Services } from "../wiring/services.ts"
 import type { AppEnv } from "./app-env.ts"
 import { failureBody } from "./envelope.ts"
 import { requestBodies } from "./request-body.ts"
 import { INTERNAL_ERROR, isAppError, toErrorResponse } from "./error-table.ts"
-import { authRoutes, type ActAsHandler } from "./routes/auth.ts"
+import { authRoutes } from "./routes/auth.ts"
 import { operatorRoutes } from "./routes/operator.ts"
 import { adminAuth } from "./admin-auth.ts"
 import { observeRequests } from "../observability/http-observer.ts"
+import { Telemetry } from "../observability/telemetry.ts"
 import { docsRoutes } from "./routes/docs.ts"
 import { metricsRoutes } from "./routes/metrics.ts"
 import { bearerChallenge, tokenResponseHeaders } from "./oauth-headers.ts"
@@ -42,7 +45,6 @@ export interface AppParts {
   readonly operator?: readonly Surface[]
   /** Routes with no auth at all (the sandbox payment page). */
   readonly public?: readonly Surface[]
-  readonly actAs?: ActAsHandler
 }
 
 /** The one Hono app every runtime serves. */
@@ -50,7 +52,15 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   const app = new Hono<AppEnv>()
 
   // One request log line and the request metrics per request; the request id on every line.
-  const observe = observeRequests({ logger: s.logger, metrics: s.metrics, tracer: s.tracer, requestId: (c) => c.get("requestId") })
+  // The runtime is built before the app: its telemetry is read once here, not per request.
+  const telemetry = s.runtime.runSync(Effect.service(Telemetry))
+  const observe = observeRequests<AppEnv>({
+    logger: s.logger,
+    metrics: s.metrics,
+    tracer: telemetry.tracer,
+    requestId: (c) => c.get("requestId"),
+    setSpan: (c, span) => c.set("span", span),
+  })
   // Request id and observation run as one middleware: each middleware level is a closure and
   // a promise per request, and this chain runs for every request.
   app.use((c, next) => {
@@ -79,8 +89,8 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   })
 
   app.get("/healthz", (c) => c.json({ status: "ok" }))
-  app.route("/", metricsRoutes(s))
-  app.route("/", docsRoutes(s, () => app.routes))
+  app.route("/", metricsRoutes(() => s.runtime.runPromise(telemetry.scrape)))
+  app.route("/", docsRoutes(s.config.publicUrl, () => app.routes))
   // Every API request (not health, metrics, docs: registered above) runs on the deployment's
   // clock as it is now, whichever process another request advanced it on.
   const clock = s.clock
@@ -89,7 +99,7 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
       await clock.refresh()
       await next()
     })
-  app.route("/auth", authRoutes(s, parts.actAs))
+  app.route("/auth", authRoutes(s))
 
   const admin = new Hono<AppEnv>()
   admin.use(bearerChallenge)
@@ -101,11 +111,16 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   for (const surface of parts.public ?? []) app.route(surface.path, surface.routes)
 
   // The bearer middleware guards each spec surface, so unknown paths still answer 404 SV005.
+  // One runtime entry per request: Tokens.authenticate (one cache lookup on a hit). A refusal
+  // is thrown so bearerChallenge sees it as c.error (error="invalid_token").
+  const tokens = s.runtime.runSync(Tokens)
   for (const surface of parts.surfaces ?? []) {
     const guarded = new Hono<AppEnv>()
     guarded.use(bearerChallenge)
     guarded.use(async (c, next) => {
-      c.set("principal", await authenticateBearer(s, c.req.header("authorization")))
+      const exit = await s.runtime.runPromiseExit(tokens.authenticate(c.req.header("authorization")))
+      if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
+      c.set("principal", exit.value)
       await next()
     })
     guarded.route("/", surface.routes)

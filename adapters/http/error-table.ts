@@ -31,7 +31,7 @@ type FailureOf<F> = F extends (...args: never[]) => Effect.Effect<unknown, infer
     ? E
     : never
 type FailuresOf<Shape> = { [K in keyof Shape]: FailureOf<Shape[K]> }[keyof Shape]
-type ServiceFailures<S> = S extends { readonly Service: infer Shape } ? FailuresOf<Shape> : never
+export type ServiceFailures<S> = S extends { readonly Service: infer Shape } ? FailuresOf<Shape> : never
 
 /** What the core's use cases declare they can fail with (core/use-cases.ts). */
 export type UseCaseFailure = ServiceFailures<UseCases>
@@ -71,7 +71,9 @@ interface Row<E> {
   readonly data?: (e: E) => unknown
 }
 
-type Table = { readonly [K in AppError["_tag"]]: Row<Extract<AppError, { _tag: K }>> }
+/** One row per failure tag: a missing row or a row for a tag nobody raises does not compile. */
+export type RowsFor<E extends { readonly _tag: string }> = { readonly [K in E["_tag"]]: Row<Extract<E, { _tag: K }>> }
+type Table = RowsFor<AppError>
 
 /** THE tag -> HTTP status + spec code table (spec, Errors). */
 export const errorTable: Table = {

@@ -1,6 +1,7 @@
-import { Cause, Effect, Exit, type ManagedRuntime } from "effect"
+import { Cause, Exit, type Effect, type ManagedRuntime } from "effect"
 import type { Context } from "hono"
-import type { Logger } from "../wiring/logger.ts"
+import type { Logger } from "../observability/logger.ts"
+import { withRequest } from "../observability/request-context.ts"
 import type { AppEnv } from "./app-env.ts"
 import { failureBody } from "./envelope.ts"
 import { INTERNAL_ERROR, isAppError, toErrorResponse, type AppError } from "./error-table.ts"
@@ -19,6 +20,8 @@ export type Run<R> = <A, E extends AppError>(
 /** The error table's answer for a typed failure (also for failures found at the edge). */
 export const errorResponse = (c: Context<AppEnv>, e: AppError): Response => {
   const { status, body, headers } = toErrorResponse(e)
+  // As for a thrown error: the observer counts RateLimited, the bearer challenge reads it.
+  c.error = e
   for (const [k, v] of Object.entries(headers)) c.header(k, v)
   return c.json(body, status)
 }
@@ -27,7 +30,7 @@ export const makeRun =
   <R>(runtime: ManagedRuntime.ManagedRuntime<R, never>, logger: Logger): Run<R> =>
   async (c, effect, onSuccess) => {
     const requestId = c.get("requestId")
-    const exit = await runtime.runPromiseExit(requestId ? Effect.annotateLogs(effect, { requestId }) : effect)
+    const exit = await runtime.runPromiseExit(withRequest(effect, requestId, c.get("span")))
     if (Exit.isSuccess(exit)) return onSuccess(exit.value)
     const failure = Cause.findErrorOption(exit.cause)
     if (failure._tag === "Some" && isAppError(failure.value)) return errorResponse(c, failure.value)

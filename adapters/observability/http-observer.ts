@@ -1,9 +1,10 @@
-import type { Context, MiddlewareHandler } from "hono"
+import type { Tracer } from "effect"
+import type { Context, Env, MiddlewareHandler } from "hono"
 import { matchedRoutes } from "hono/route"
-import type { Logger } from "../wiring/logger.ts"
+import type { Logger } from "./logger.ts"
 import type { Metrics } from "./metrics.ts"
 import { runWithRequestContext } from "./request-context.ts"
-import { parseTraceparent, type Tracer } from "./tracing.ts"
+import { endServerSpan, startServerSpan } from "./tracing.ts"
 
 /**
  * The route pattern that answered (`/meetings/:id`), never the raw path: metric labels stay
@@ -22,63 +23,61 @@ export const routePattern = (c: Context): string => {
 const QUIET_ROUTES = new Set(["/healthz", "/metrics"])
 
 /**
- * Runs the rest of the request inside its request context (so every log line carries the
- * request id), under a server span when tracing is on, and records one request log line plus
- * the request metrics when it finishes. The request id itself is set by the first middleware.
+ * Runs the rest of the request inside its request context (so every log line legacy code
+ * writes carries the request id), under a server span when tracing is on, and records one
+ * request log line plus the request metrics when it finishes. The request id itself is set by
+ * the first middleware. Runs on every request, so it stays out of the Effect runtime: metrics
+ * go through cached metric objects (`updateUnsafe`), the line through the shared writer.
  */
-export const observeRequests = (deps: {
+export const observeRequests = <E extends Env>(deps: {
   readonly logger: Logger
   readonly metrics: Metrics
-  readonly tracer: Tracer
-  readonly requestId: (c: Context) => string
-}): MiddlewareHandler => {
+  /** The exporting tracer; undefined when tracing is off (no server span at all). */
+  readonly tracer: Tracer.Tracer | undefined
+  readonly requestId: (c: Context<E>) => string
+  /** Where a use case finds the server span (adapters/http/run.ts makes it their parent). */
+  readonly setSpan: (c: Context<E>, span: Tracer.Span) => void
+}): MiddlewareHandler<E> => {
+  const { logger, metrics, tracer } = deps
   return async (c, next) => {
     const started = performance.now()
     const requestId = deps.requestId(c)
-    const span = deps.tracer.enabled
-      ? deps.tracer.startSpan(`${c.req.method}`, {
-          kind: "server",
-          parent: parseTraceparent(c.req.header("traceparent")),
-          attributes: {
-            "http.request.method": c.req.method,
-            "keyspace.request_id": requestId,
-          },
-        })
-      : undefined
-    const ctx = { requestId, traceId: span?.traceId, spanId: span?.spanId }
+    const method = c.req.method
+    const span = tracer ? startServerSpan(tracer, method, c.req.header("traceparent"), requestId) : undefined
     let thrown: unknown
     try {
-      await runWithRequestContext(ctx, () => next())
+      if (span) {
+        deps.setSpan(c, span)
+        await runWithRequestContext({ requestId, traceId: span.traceId, spanId: span.spanId }, next)
+      } else if (QUIET_ROUTES.has(c.req.path)) {
+        // Probes log nothing of their own: no request context to carry.
+        await next()
+      } else {
+        await runWithRequestContext({ requestId }, next)
+      }
     } catch (e) {
       thrown = e
     }
     const route = routePattern(c)
     // The partner's own user ids may be emails or other personal data: those paths stay out.
-    const path = route.includes(":externalUserId") ? {} : { path: c.req.path }
+    const path = route.includes(":externalUserId") ? undefined : c.req.path
     const status = thrown === undefined ? c.res.status : 500
     const seconds = (performance.now() - started) / 1000
-    deps.metrics.httpRequest(c.req.method, route, status, seconds)
+    metrics.httpRequest(method, route, status, seconds)
     const error = c.error as { _tag?: unknown } | undefined
-    if (error?._tag === "RateLimited") deps.metrics.rateLimitHit()
-    if (span) {
-      span.setName(`${c.req.method} ${route}`)
-      span.setAttribute("http.route", route)
-      if (path.path) span.setAttribute("url.path", path.path)
-      span.setAttribute("http.response.status_code", status)
-      if (status >= 500) span.setError(`HTTP ${status}`)
-      span.end()
-    }
+    if (error?._tag === "RateLimited") metrics.rateLimitHit()
+    if (span) endServerSpan(span, route, path, status)
     const level = QUIET_ROUTES.has(route) ? "debug" : status >= 500 ? "error" : "info"
-    if (deps.logger.enabled?.(level) !== false)
-      runWithRequestContext(ctx, () =>
-        deps.logger.log(level, "request", {
-          method: c.req.method,
-          route,
-          ...path,
-          status,
-          durationMs: Math.round(seconds * 1000 * 100) / 100,
-        }),
-      )
+    if (logger.enabled?.(level) !== false)
+      logger.log(level, "request", {
+        requestId,
+        ...(span ? { traceId: span.traceId, spanId: span.spanId } : {}),
+        method,
+        route,
+        ...(path === undefined ? {} : { path }),
+        status,
+        durationMs: Math.round(seconds * 1000 * 100) / 100,
+      })
     if (thrown !== undefined) throw thrown
   }
 }

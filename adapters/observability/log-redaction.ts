@@ -1,4 +1,4 @@
-import type { Level, Logger } from "../wiring/logger.ts"
+import type { Level, Logger } from "./logger.ts"
 import { currentRequestContext } from "./request-context.ts"
 
 /**

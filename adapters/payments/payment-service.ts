@@ -1,14 +1,17 @@
 import { and, eq, sql } from "drizzle-orm"
-import { Result } from "effect"
+import { Effect, Option, Result } from "effect"
 import { TooManyUnpaidHolds } from "../../core/booking/errors.ts"
 import {
-  beginPaidExtension,
+  isPaymentChannel,
+  needsPayment,
+  paidExtensionOf as corePaidExtensionOf,
+  type PaidExtension,
+} from "../../core/payment/rules.ts"
+import {
   completePaidExtension,
-  priceDifference,
   type ExtensionOrigin,
 } from "../../core/booking/paid-extension.ts"
 import {
-  isPaid,
   toMinor,
   type ChargeRate,
   type Discount,
@@ -18,8 +21,6 @@ import type { AssetKind, Booking, BookingStatus } from "../../core/booking/state
 import { transition, SYSTEM_ACTOR, type Transitioned } from "../../core/booking/transitions.ts"
 import {
   DEFAULT_PAYMENT_CHANNEL,
-  PAYMENT_CHANNELS,
-  type PaymentChannel,
   type PaymentKind,
   type PaymentStatus,
 } from "../../core/ports/payments.ts"
@@ -91,11 +92,8 @@ export const assertUnpaidHoldAllowed = async (
 
 // --- opening a payment ---------------------------------------------------------------------
 
-/** Whether a price needs a payment at all: a 100% discount confirms the booking at once. */
-export const needsPayment = (summary: PriceSummary): boolean => toMinor(summary.total) > 0
-
-export const isPaymentChannel = (text: string | null | undefined): text is PaymentChannel =>
-  (PAYMENT_CHANNELS as ReadonlyArray<string>).includes(text ?? "")
+/** @deprecated bridge: core/payment/rules.ts */
+export { isPaymentChannel, needsPayment }
 
 export interface OpenPaymentInput {
   /** The booking as saved (status unpaid), with its new times for an extension. */
@@ -145,7 +143,7 @@ export const openPayment = async (
   const extension = input.kind === "extension"
   const day = formatLocalDate(localDateOf(b.start, tz))
   const when = `${day} ${formatHHmm(b.start, tz)}-${formatHHmm(b.end, tz)}`
-  const handoff = await gateway.open({
+  const handoff = await Effect.runPromise(gateway.open({
     paymentId,
     invoiceNo,
     bookingId: b.id,
@@ -158,7 +156,7 @@ export const openPayment = async (
     description: `${input.assetName ?? b.title} ${when}${extension ? " (extension)" : ""}`,
     expiresAt,
     returnUrl: input.frontendRedirectUrl ?? undefined,
-  })
+  }))
   const origin = input.origin
   const [row] = await tx
     .insert(paymentsTable)
@@ -242,36 +240,24 @@ export const extensionDiscounts = async (
   return d ? [d] : []
 }
 
-export interface PaidExtension {
-  /** The update turned unpaid (core beginPaidExtension). */
-  readonly result: Transitioned
-  /** What the payer owes: new price - old price, under the same discounts. */
-  readonly summary: PriceSummary
-}
+export type { PaidExtension }
 
-/**
- * Whether an update of a paid asset's booking is a paid extension: the booking is active or
- * checked-in, its times change and the new times cost more. Undefined = a plain update (a
- * shorter or cheaper change is not refunded; the sandbox has no refunds).
- */
+/** @deprecated bridge: core/payment/rules.ts paidExtensionOf (prices with a function). */
 export const paidExtensionOf = (input: {
   readonly chargeRate: ChargeRate
   readonly timeZone: string
   readonly discounts: ReadonlyArray<Discount>
   readonly before: Booking
   readonly updated: Transitioned
-}): PaidExtension | undefined => {
-  const { before, updated } = input
-  const after = updated.booking
-  if (!isPaid(input.chargeRate)) return undefined
-  if (before.status !== "active" && before.status !== "checked-in") return undefined
-  if (after.start === before.start && after.end === before.end) return undefined
-  const price = (b: Booking) =>
-    priceOf(input.chargeRate, b.start, b.end, input.timeZone, input.discounts)
-  const summary = priceDifference(price(before), price(after))
-  if (!needsPayment(summary)) return undefined
-  return { result: beginPaidExtension(updated), summary }
-}
+}): PaidExtension | undefined =>
+  Option.getOrUndefined(
+    corePaidExtensionOf({
+      chargeRate: input.chargeRate,
+      price: (b) => priceOf(input.chargeRate, b.start, b.end, input.timeZone, input.discounts),
+      before: input.before,
+      updated: input.updated,
+    }),
+  )
 
 // --- settling (pay page, gateway callback) ---------------------------------------------------
 
@@ -404,7 +390,7 @@ export const notifyGatewayVoided = async (
   const gateway = paymentGateway(s)
   for (const p of voided) {
     try {
-      await gateway.void({ paymentId: p.id, gatewayRef: p.gatewayRef ?? undefined })
+      await Effect.runPromise(gateway.void({ paymentId: p.id, gatewayRef: p.gatewayRef ?? undefined }))
     } catch (e) {
       s.logger.log("warn", "gateway void failed", {
         paymentId: p.id,

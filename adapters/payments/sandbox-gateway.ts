@@ -1,8 +1,11 @@
-import type {
-  PaymentGatewayShape,
-  PaymentHandoff,
-  PaymentOrder,
+import { Effect, Layer } from "effect"
+import {
+  PaymentGateway,
+  type PaymentGatewayShape,
+  type PaymentHandoff,
+  type PaymentOrder,
 } from "../../core/ports/payments.ts"
+import { AppConfig } from "../config/config.ts"
 import { promptPayPayload, qrDataUri } from "./promptpay-qr.ts"
 
 /**
@@ -17,18 +20,29 @@ export const makeSandboxGateway = (options: {
   readonly promptPayId: string
 }): PaymentGatewayShape => ({
   name: "sandbox",
-  open: async (order: PaymentOrder): Promise<PaymentHandoff> => {
+  open: (order: PaymentOrder): Effect.Effect<PaymentHandoff> => {
     const webPaymentUrl = sandboxPaymentUrl(options.publicUrl, order.paymentId)
     const qrText =
       order.channel === "prompt-pay"
         ? promptPayPayload(options.promptPayId, order.amount)
         : webPaymentUrl
-    return { webPaymentUrl, webPaymentQr: await qrDataUri(qrText), gatewayRef: order.paymentId }
+    return Effect.map(
+      Effect.promise(() => qrDataUri(qrText)),
+      (webPaymentQr) => ({ webPaymentUrl, webPaymentQr, gatewayRef: order.paymentId }),
+    )
   },
   // The sandbox page reads the payment's own status, so a voided payment is refused there.
-  void: async () => {},
+  void: () => Effect.void,
 })
 
 /** `{KEYSPACE_PUBLIC_URL}/pay/{paymentId}`, as the contract fixes it. */
 export const sandboxPaymentUrl = (publicUrl: string, paymentId: string): string =>
   `${publicUrl.replace(/\/+$/, "")}/pay/${encodeURIComponent(paymentId)}`
+
+/** The gateway of KEYSPACE_PAYMENTS (only `sandbox` exists today). */
+export const PaymentGatewaySandbox = Layer.effect(
+  PaymentGateway,
+  AppConfig.useSync((config) =>
+    PaymentGateway.of(makeSandboxGateway({ publicUrl: config.publicUrl, promptPayId: config.promptPayId })),
+  ),
+)

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, lt, or, sql, type SQL } from "drizzle-orm"
 import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.ts"
-import { LIVE_STATUSES, type AssetKind, type Booking, type BookingStatus } from "../../core/booking/state.ts"
+import type { BookingExtras, StoredBooking } from "../../core/booking/meeting.ts"
+import { LIVE_STATUSES, type AssetKind } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
 import {
@@ -20,51 +21,8 @@ export type BookingRow = typeof bookingsTable.$inferSelect
 export type SlotRow = typeof bookingSlotsTable.$inferSelect
 export type HistoryRow = typeof bookingHistoriesTable.$inferSelect
 
-/** A booking with its occupied slots (one, or one per occurrence of a series). */
-export interface StoredBooking {
-  readonly row: BookingRow
-  readonly slots: ReadonlyArray<SlotRow>
-}
-
-/** Fields of a booking row the core does not model (payments hand-off, desk period). */
-export interface BookingExtras {
-  readonly timePeriod?: string | undefined
-  readonly paymentChannel?: string | undefined
-  readonly discountCode?: string | undefined
-  readonly frontendRedirectUrl?: string | undefined
-  readonly price?: BookingRow["price"] | undefined
-  readonly createdByAppId: string
-}
-
-/** The core record of one occurrence (a single booking has exactly one). */
-export const toCoreBooking = (row: BookingRow, slot: SlotRow): Booking => ({
-  id: row.id,
-  projectId: row.projectId,
-  assetKind: row.assetKind as AssetKind,
-  assetId: row.assetId,
-  title: row.title,
-  ...(row.body === null ? {} : { body: row.body }),
-  status: slot.status as BookingStatus,
-  start: slot.startAt.getTime(),
-  end: slot.endAt.getTime(),
-  organizer: row.organizer,
-  attendees: row.attendees,
-  ...(row.estimatedAttendance === null ? {} : { estimatedAttendance: row.estimatedAttendance }),
-  pinCode: row.pinCode,
-  checkIns: slot.checkIns,
-  ...(slot.checkOutAt === null ? {} : { checkOutAt: slot.checkOutAt.getTime() }),
-  ...(row.rrule === null || row.anchorStartAt === null || row.anchorEndAt === null
-    ? {}
-    : {
-        recurrence: {
-          rrule: row.rrule,
-          anchorStart: row.anchorStartAt.getTime(),
-          anchorEnd: row.anchorEndAt.getTime(),
-        },
-      }),
-  createdAt: row.createdAt.getTime(),
-  updatedAt: row.updatedAt.getTime(),
-})
+export type { BookingExtras, StoredBooking } from "../../core/booking/meeting.ts"
+export { toCoreBooking } from "../../core/booking/meeting.ts"
 
 /**
  * Runs a slot write; an overlap refused by booking_slots_no_overlap becomes SlotTaken (SV012).

@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm"
+import { Context, Effect, Layer } from "effect"
 import { execute, type Db } from "./database.ts"
+import { SqlDatabase } from "./unit-of-work.ts"
 
 /**
  * Caches of rows every request reads and few requests change (access tokens, apps, projects,
@@ -38,10 +40,13 @@ export const readCacheEpoch = async (db: Db): Promise<bigint> => {
   return BigInt(row?.value ?? 0)
 }
 
-export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches => {
+export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches =>
+  makeEpochCaches(() => readCacheEpoch(db), now)
+
+/** Caches over any source of the counter (the memory profile's never moves). */
+export const makeEpochCaches = (read: () => Promise<bigint>, now: () => number = () => Date.now()): Caches => {
   let epoch: bigint | undefined
   const clears: Array<() => void> = []
-  const read = (): Promise<bigint> => readCacheEpoch(db)
   let current: Promise<void> | undefined
   let queued: Promise<void> | undefined
   const start = (): Promise<void> => {
@@ -111,4 +116,20 @@ export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches
   }
   const sizes = () => Object.fromEntries([...named].map(([name, c]) => [name, c.size()]))
   return { sync, cache, sizes }
+}
+
+/**
+ * The process's one set of caches as a service: the token store and the legacy asset queries
+ * (through `Services.caches`) share it; adapters/wiring/app-layer.ts provides it once per runtime, so the bearer's one `sync` per request serves both.
+ */
+export class EpochCaches extends Context.Service<EpochCaches, Caches>()("keyspace/postgres/EpochCaches") {
+  static readonly layer = Layer.effect(
+    EpochCaches,
+    Effect.gen(function* () {
+      const { db } = yield* SqlDatabase
+      return makeCaches(db)
+    }),
+  )
+  /** The memory profile: one process, nothing to follow. */
+  static readonly layerMemory = Layer.sync(EpochCaches, () => makeEpochCaches(() => Promise.resolve(0n)))
 }

@@ -1,4 +1,5 @@
 import type { AssetKind } from "../../core/booking/state.ts"
+import type { BookingEventSource } from "../../core/ports/outbox.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
 import { wakeAfterCommit, type Queryable } from "./database.ts"
 import { outboxEventsTable } from "./tables/bookings.ts"
@@ -10,13 +11,7 @@ export const WEBHOOK_CHANNEL = "keyspace_webhooks"
 export const bookingEventType = (assetKind: AssetKind, event: BookingDomainEvent): string =>
   `${assetKind === "room" ? "ROOM" : "DESK"}_${event.kind}`
 
-export interface BookingEventSource {
-  readonly projectId: string
-  readonly bookingId: string
-  readonly assetKind: AssetKind
-  /** The occurrence a series event is about; absent for single bookings. */
-  readonly occurrenceEventId?: string | undefined
-}
+export type { BookingEventSource }
 
 /** The outbox insert for `events` (unsent), or undefined when there are none. */
 export const outboxInsert = (

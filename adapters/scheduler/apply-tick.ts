@@ -36,7 +36,7 @@ import {
   scheduleTicks,
   ticksInsert,
   timelineBookingOf,
-} from "./ticks.ts"
+} from "../postgres/tick-store.ts"
 
 /**
  * The bridge between stored bookings and the scheduler: what the booking use cases call in

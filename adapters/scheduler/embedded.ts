@@ -15,7 +15,7 @@ import {
   recordTickFailure,
   TICKS_CHANNEL,
   type ClaimedTick,
-} from "./ticks.ts"
+} from "../postgres/tick-store.ts"
 
 /**
  * Applies one due tick inside the worker's transaction: load and lock the booking, ask the

@@ -1,7 +1,9 @@
+import { Effect } from "effect"
 import type { Services } from "../wiring/services.ts"
 import { makeApplyTick } from "./apply-tick.ts"
 import { makeEmbeddedScheduler, type EmbeddedOptions } from "./embedded.ts"
 import { registerLifecycleScheduler, unregisterLifecycleScheduler } from "./registry.ts"
+import { SchedulerWake } from "./signals.ts"
 import { makeTemporalScheduler } from "./temporal.ts"
 
 /**
@@ -19,9 +21,14 @@ export const startLifecycleScheduler = (
       ? makeTemporalScheduler(s, apply)
       : makeEmbeddedScheduler(s, apply, options)
   registerLifecycleScheduler(s, scheduler)
+  // Use cases signal through the LifecycleSignals port (adapters/scheduler/signals.ts).
+  const unsubscribe = s.runtime.runSync(
+    Effect.map(SchedulerWake, (wake) => wake.subscribe(scheduler.bookingCommitted)),
+  )
   const stop = scheduler.start()
   s.logger.log("info", "lifecycle scheduler started", { scheduler: scheduler.name })
   return async () => {
+    unsubscribe()
     unregisterLifecycleScheduler(s)
     await stop()
   }

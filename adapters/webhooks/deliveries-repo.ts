@@ -16,69 +16,12 @@ import {
 /** Channel the dispatcher LISTENs on (postgres); the outbox trigger notifies it too. */
 export { WEBHOOK_CHANNEL } from "../postgres/outbox.ts"
 
-export interface Registration {
-  readonly id: string
-  readonly projectId: string
-}
-
-/** Enabled registrations of a project subscribed to `type`, oldest first. */
-export const subscribedRegistrations = async (
-  q: Queryable,
-  projectId: string,
-  type: string,
-): Promise<Registration[]> =>
-  q
-    .select({ id: webhooksTable.id, projectId: webhooksTable.projectId })
-    .from(webhooksTable)
-    .where(
-      and(
-        eq(webhooksTable.projectId, projectId),
-        eq(webhooksTable.enabled, true),
-        sql`${webhooksTable.events} @> ${JSON.stringify([type])}::jsonb`,
-      ),
-    )
-    .orderBy(asc(webhooksTable.id))
-
-export interface NewDelivery {
-  readonly id: string
-  readonly webhookId: string
-  readonly projectId: string
-  readonly type: string
-  readonly eventId: string
-  readonly body: string
-  readonly occurredAt: number
-  /** Service clock: due at once. */
-  readonly now: number
-}
-
-/**
- * Inserts deliveries in the caller's transaction and notifies listeners at commit. A second
- * insert for the same (event, registration) is ignored, so a relay that retries is harmless.
- */
-export const insertDeliveries = async (q: Queryable, rows: ReadonlyArray<NewDelivery>) => {
-  if (rows.length === 0) return
-  await q
-    .insert(webhookDeliveriesTable)
-    .values(
-      rows.map((r) => ({
-        id: r.id,
-        webhookId: r.webhookId,
-        projectId: r.projectId,
-        type: r.type,
-        eventId: r.eventId,
-        body: r.body,
-        state: "pending",
-        nextAttemptAt: new Date(r.now),
-        occurredAt: new Date(r.occurredAt),
-        createdAt: new Date(r.now),
-        updatedAt: new Date(r.now),
-      })),
-    )
-    .onConflictDoNothing({
-      target: [webhookDeliveriesTable.eventId, webhookDeliveriesTable.webhookId],
-    })
-  wakeAfterCommit(q, WEBHOOK_CHANNEL)
-}
+export {
+  insertDeliveries,
+  subscribedRegistrations,
+  type NewDelivery,
+  type Registration,
+} from "../postgres/webhook-store.ts"
 
 /** A claimed delivery with what the sender needs from its registration. */
 export interface ClaimedDelivery {

@@ -3,7 +3,6 @@ import { and, asc, eq, inArray } from "drizzle-orm"
 import type { Organizer, Attendee } from "../../core/booking/state.ts"
 import { bookingPayload, type BookingEventContext } from "../../core/events/booking-payloads.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
-import { makeEnvelope } from "../../core/events/envelope.ts"
 import { mirrorEnvelopeFields, validateVisitorEvent } from "../../core/events/visitor-payloads.ts"
 import { NotFound, ValidationFailed } from "../../core/shared/errors.ts"
 import type { Queryable, Tx } from "../postgres/database.ts"
@@ -15,54 +14,12 @@ import {
 import { desksTable, floorsTable, projectsTable, roomsTable } from "../postgres/tables/tenancy.ts"
 import { webhookOutboxQueueTable } from "../postgres/tables/webhook-deliveries.ts"
 import type { Services } from "../wiring/services.ts"
-import { insertDeliveries, subscribedRegistrations, type NewDelivery } from "./deliveries-repo.ts"
-
-/**
- * Fan-out: an event becomes one delivery per enabled registration of its project subscribed to
- * its type. Each delivery has its own id (the envelope id and X-Service-Delivery), fixed here
- * and never changed by retries, so the envelope is serialized once and stored as sent.
- */
-
-interface FanOutInput {
-  readonly eventId: string
-  readonly projectId: string
-  readonly type: string
-  readonly occurredAt: number
-  readonly data: unknown
-}
-
-/**
- * Builds the deliveries of one event. The first registration's delivery takes the event id
- * as its id, so a publisher with one subscriber can match its receipt to the delivery.
- */
-const deliveriesFor = async (
-  s: Services,
-  q: Queryable,
-  input: FanOutInput,
-): Promise<NewDelivery[]> => {
-  const registrations = await subscribedRegistrations(q, input.projectId, input.type)
-  const now = s.clock.now()
-  return registrations.map((r, i) => {
-    const id = i === 0 ? input.eventId : s.newId()
-    const envelope = makeEnvelope({
-      id,
-      type: input.type,
-      occurredAt: input.occurredAt,
-      projectId: input.projectId,
-      data: input.data,
-    })
-    return {
-      id,
-      webhookId: r.id,
-      projectId: input.projectId,
-      type: input.type,
-      eventId: input.eventId,
-      body: JSON.stringify(envelope),
-      occurredAt: input.occurredAt,
-      now,
-    }
-  })
-}
+import {
+  deliveriesFor,
+  insertDeliveries,
+  subscribedRegistrations,
+  type NewDelivery,
+} from "../postgres/webhook-store.ts"
 
 // --- visitor events --------------------------------------------------------------------------
 
@@ -91,7 +48,7 @@ export const publishVisitorEvent = async (
   const data = { ...event.data, timestamp: new Date(occurredAt).toISOString() }
   const eventId = s.newId()
   await s.database.db.transaction(async (tx) => {
-    const rows = await deliveriesFor(s, tx, {
+    const rows = await deliveriesFor(tx, { now: s.clock.now(), newId: s.newId }, {
       eventId,
       projectId,
       type: event.type,
@@ -216,7 +173,7 @@ export const relayOutbox = async (s: Services, batch = 100): Promise<number> =>
       }
       const { type, data } = bookingPayload(event, ctx)
       rows.push(
-        ...(await deliveriesFor(s, tx, {
+        ...(await deliveriesFor(tx, { now: s.clock.now(), newId: s.newId }, {
           eventId: e.id,
           projectId: e.projectId,
           type,

@@ -4,11 +4,14 @@ import { Clock } from "../../core/ports/clock.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { AppConfig, type Config } from "../config/config.ts"
 import { MemoryDb, UnitOfWorkMemory } from "../memory/memory-db.ts"
+import { EpochCaches, makeCaches } from "../postgres/cache-epoch.ts"
 import { SqlDatabase, UnitOfWorkPostgres } from "../postgres/unit-of-work.ts"
 import { bookingsStores, bookingsUseCases } from "./layers/bookings.ts"
 import { lifecycleSignals, lifecycleStores, lifecycleUseCases, lifecycleWorkers } from "./layers/lifecycle.ts"
 import { membersStores, membersUseCases } from "./layers/members.ts"
 import { paymentsStores, paymentsUseCases } from "./layers/payments.ts"
+import { observabilityLayer } from "./layers/observability.ts"
+import type { TracingConfig } from "../observability/tracing.ts"
 
 import type { Storage } from "./storage.ts"
 
@@ -20,6 +23,8 @@ export interface AppInputs {
   readonly clock: ClockShape
   readonly newId: () => string
   readonly storage: Storage
+  /** OTLP export settings from the OTEL_* variables; absent = tracing off. */
+  readonly tracing?: TracingConfig | undefined
 }
 
 const infra = (inputs: AppInputs) =>
@@ -27,6 +32,7 @@ const infra = (inputs: AppInputs) =>
     Layer.succeed(AppConfig, inputs.config),
     Layer.succeed(Clock, inputs.clock),
     Layer.succeed(Ids, Ids.of({ newId: inputs.newId })),
+    observabilityLayer(inputs),
   )
 
 const stores = (storage: Storage) =>
@@ -37,14 +43,18 @@ const stores = (storage: Storage) =>
         paymentsStores.postgres,
         membersStores.postgres,
         lifecycleStores.postgres,
-      ).pipe(Layer.provide(Layer.succeed(SqlDatabase, storage.database)))
+      ).pipe(
+        // One set of caches per runtime: the token store's per-request sync serves every store.
+        Layer.provideMerge(Layer.succeed(EpochCaches, storage.caches ?? makeCaches(storage.database.db))),
+        Layer.provide(Layer.succeed(SqlDatabase, storage.database)),
+      )
     : Layer.mergeAll(
         UnitOfWorkMemory,
         bookingsStores.memory,
         paymentsStores.memory,
         membersStores.memory,
         lifecycleStores.memory,
-      ).pipe(Layer.provide(MemoryDb.layer))
+      ).pipe(Layer.provideMerge(EpochCaches.layerMemory), Layer.provide(MemoryDb.layer))
 
 /**
  * The stores of either profile provide the same ports (a port missing from one profile does

@@ -1,17 +1,19 @@
 import { mkdirSync } from "node:fs"
+import { Context } from "effect"
 import { makeObjectIdFactory } from "../../core/shared/ids.ts"
 import { systemClock } from "../clock/clocks.ts"
 import { isSharedManual, openSharedClock } from "../clock/shared-clock.ts"
 import { parseConfig, type Config } from "../config/config.ts"
-import { newOpaqueToken } from "../auth/secret-hash.ts"
+import { newOpaqueToken } from "../crypto/secrets.ts"
 import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
-import { makeTracer } from "../observability/tracing.ts"
-import { makeCaches } from "../postgres/cache-epoch.ts"
+import { Telemetry } from "../observability/telemetry.ts"
+import { tracingConfig } from "../observability/tracing.ts"
+import { Tenancy } from "../../core/tenancy/tenancy.ts"
 import { openDatabase } from "../postgres/database.ts"
+import { makeCaches } from "../postgres/cache-epoch.ts"
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts"
-import { seedDemo } from "./demo-seed.ts"
 import { ensurePortFree } from "./port-probe.ts"
 import { StartupError } from "./startup-error.ts"
 import { makeLogger } from "./logger.ts"
@@ -87,18 +89,21 @@ const bootLocked = async (
         })
       : systemClock()
   const newId = () => objectId(Date.now())
-  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database } })
+  const caches = makeCaches(database.db)
+  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database, caches }, tracing: tracingConfig(env) })
   // Builds every layer now, so a broken graph fails the start, not the first request.
-  await runtime.context()
+  const context = await runtime.context()
+  const telemetry = Context.get(context, Telemetry)
   const services: Services = {
     config,
     clock,
     database,
-    caches: makeCaches(database.db),
+    caches,
     newId,
     logger,
-    metrics: makeMetrics(),
-    tracer: makeTracer(env, logger),
+    // Legacy recorders write into the runtime's metric registry; spans export with the runtime.
+    metrics: makeMetrics(context),
+    tracer: { enabled: telemetry.tracer !== undefined, flush: () => runtime.runPromise(telemetry.flush) },
     adminToken,
     onClockAdvanced: [],
     wake: [],
@@ -106,7 +111,7 @@ const bootLocked = async (
   }
   const lines: string[] = []
   if (!config.adminToken) lines.push(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
-  const demo = config.seed === "demo" ? await seedDemo(services) : undefined
+  const demo = config.seed === "demo" ? await runtime.runPromise(Context.get(context, Tenancy).seedDemo()) : undefined
   if (demo?.seeded) {
     lines.push(`Demo project seeded (projectId ${demo.projectId}).`)
     lines.push(`Demo app: app_id=${demo.appId} app_secret=${demo.appSecret}`)
@@ -137,7 +142,6 @@ const bootLocked = async (
       try {
         await stopBackground()
         await runtime.dispose()
-        await services.tracer.shutdown()
         if (isSharedManual(clock)) await clock.close()
         await database.close()
       } finally {

@@ -6,8 +6,8 @@ import { operatorMeetingRoutes } from "../http/routes/operator-meetings.ts"
 import { operatorWebhookRoutes } from "../http/routes/operator-webhooks.ts"
 import { partnerMemberRoutes } from "../http/routes/partner-members.ts"
 import { payPageRoutes } from "../http/routes/pay-page.ts"
-import { actAs } from "../members/act-as.ts"
-import { recordingDeviceEnrollment } from "../members/device-enrollment.ts"
+import { PartnerMembers } from "../../core/member/members.ts"
+import { makeRun } from "../http/run.ts"
 import { startLifecycleScheduler } from "../scheduler/lifecycle.ts"
 import { startDispatcher } from "../webhooks/dispatcher.ts"
 import { startDeliveryRetention } from "../webhooks/retention.ts"
@@ -22,14 +22,16 @@ export const surfaces = (_s: Services): AppParts => ({
     { path: "/meeting-rooms", routes: meetingRoomRoutes(_s) },
     { path: "/desks", routes: deskRoutes(_s) },
     { path: "/meetings", routes: meetingRoutes(_s) },
-    { path: "/partner/members", routes: partnerMemberRoutes(_s, { devices: recordingDeviceEnrollment(_s) }) },
+    {
+      path: "/partner/members",
+      routes: partnerMemberRoutes({ run: makeRun(_s.runtime, _s.logger), members: _s.runtime.runSync(PartnerMembers) }),
+    },
   ],
   operator: [
     { path: "/meetings", routes: operatorMeetingRoutes(_s) },
     { path: "/", routes: operatorWebhookRoutes(_s) },
   ],
   public: [{ path: "/pay", routes: payPageRoutes(_s) }],
-  actAs,
 })
 
 /** Starts background workers (scheduler, webhook dispatcher); returns their stop function. */

@@ -1,3 +1,5 @@
+import { addDays, localDateOf, startOfLocalDay } from "../shared/local-time.ts"
+
 /**
  * Price of a paid room or desk booking. Money is integer satang (1/100 THB) inside, so sums
  * and caps are exact; the API's THB numbers (e.g. 150.5) exist only at the edges.
@@ -126,3 +128,42 @@ export const priceSummary = (
     discounts: minor.discounts.map((d) => ({ ...d, value: fromMinor(d.value) })),
   }
 }
+
+/**
+ * Minutes of [start, end) on each property-local calendar day: the day portions
+ * `subtotalMinorByDays` prices (perDay caps each local day, not each 24-hour block).
+ */
+export const minutesPerLocalDay = (start: number, end: number, timeZone: string): number[] => {
+  const out: number[] = []
+  let cursor = start
+  let date = localDateOf(start, timeZone)
+  while (cursor < end) {
+    date = addDays(date, 1)
+    const nextMidnight = Math.min(startOfLocalDay(date, timeZone), end)
+    out.push(Math.floor((nextMidnight - cursor) / 60_000))
+    cursor = nextMidnight
+  }
+  return out
+}
+
+/** The Payment.summary (THB) of booking [start, end) in the property's zone, with the given discounts. */
+export const priceOf = (
+  rate: ChargeRate,
+  start: number,
+  end: number,
+  timeZone: string,
+  discounts: ReadonlyArray<Discount> = [],
+): PriceSummary => {
+  const minor = applyDiscounts(subtotalMinorByDays(rate, minutesPerLocalDay(start, end, timeZone)), discounts)
+  return {
+    subtotal: fromMinor(minor.subtotal),
+    total: fromMinor(minor.total),
+    discounts: minor.discounts.map((d) => ({ ...d, value: fromMinor(d.value) })),
+  }
+}
+
+/**
+ * The one form a discount code is looked up in: trimmed, upper case (codes match
+ * case-insensitively; a pasted code with spaces around it still matches).
+ */
+export const normalizeDiscountCode = (code: string): string => code.trim().toUpperCase()

@@ -25,3 +25,20 @@ export class SubjectNotAuthorized extends Schema.TaggedError<SubjectNotAuthorize
   "SubjectNotAuthorized",
   { subject: Schema.String, reason: Schema.String },
 ) {}
+
+/**
+ * A store write hit the unique index guarding an identity key (two writers raced for one
+ * email, phone or employeeId). Retried by the member transaction, then IdentityConflict.
+ */
+export class IdentityKeyTaken extends Schema.TaggedError<IdentityKeyTaken>()("IdentityKeyTaken", {
+  conflictKey: ConflictKey,
+}) {}
+
+/**
+ * A store write lost a race the locks do not cover: another unique index (`unique`, e.g. a
+ * card number drawn twice) or a serialization failure / deadlock (`serialization`). Retried
+ * by the member transaction; a persistent unique race is a StateConflict, the rest a defect.
+ */
+export class WriteConflict extends Schema.TaggedError<WriteConflict>()("WriteConflict", {
+  kind: Schema.Literals(["unique", "serialization"]),
+}) {}

@@ -7,7 +7,7 @@ import type { MeetingConfig, Tick, TickKind, TimelineBooking } from "../booking/
  * the embedded durable scheduler on PostgreSQL (adapters/scheduler/embedded.ts, the default)
  * and Temporal workflows (adapters/scheduler/temporal.ts + workflows/).
  *
- * Ticks are recorded in the booking's own transaction by adapters/scheduler/ticks.ts whatever
+ * Ticks are recorded in the booking's own transaction through the TickStore port (adapters/postgres/tick-store.ts) whatever
  * the adapter, so the record is durable; the port only says what happens after the commit.
  */
 

@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import { Context, type Effect } from "effect"
 import type { PriceSummary } from "../booking/pricing.ts"
 
 /**
@@ -10,9 +10,9 @@ import type { PriceSummary } from "../booking/pricing.ts"
  *
  * - `open` creates the charge/session at the gateway and returns its hand-off (the hosted
  *   page and a QR image). The service stores the returned `gatewayRef`.
- * - the gateway's confirmation (its webhook, or the sandbox page's form post) calls the
- *   service's settle function (adapters/payments/payment-service.ts) with the paymentId; the
- *   booking side (unpaid -> active, events, ticks) never depends on which gateway ran.
+ * - the gateway's confirmation (its webhook, or the sandbox page's form post) calls
+ *   `Payments.settle` (core/payment/payments.ts) with the paymentId; the booking side
+ *   (unpaid -> active, events, ticks) never depends on which gateway ran.
  * - `void` cancels an open charge when the booking is cancelled or its window lapsed, so a
  *   late payer is refused by the gateway itself (the sandbox refuses on its own page).
  *
@@ -68,15 +68,20 @@ export interface PaymentHandoff {
   readonly gatewayRef?: string | undefined
 }
 
+/**
+ * Neither method has a typed failure: the sandbox cannot fail, and a real gateway that is down
+ * while a booking is created is an infrastructure fault (a defect, 500) until the spec gives it
+ * an answer of its own.
+ */
 export interface PaymentGatewayShape {
   /** Stored with each payment, e.g. "sandbox", "omise". */
   readonly name: string
-  readonly open: (order: PaymentOrder) => Promise<PaymentHandoff>
-  /** Best effort: the service's own record is what refuses a late payment. */
+  readonly open: (order: PaymentOrder) => Effect.Effect<PaymentHandoff>
+  /** Best effort, never fails (the adapter logs its own trouble): the service's own record is what refuses a late payment. */
   readonly void: (payment: {
     readonly paymentId: string
     readonly gatewayRef?: string | undefined
-  }) => Promise<void>
+  }) => Effect.Effect<void>
 }
 
 export class PaymentGateway extends Context.Service<PaymentGateway, PaymentGatewayShape>()(

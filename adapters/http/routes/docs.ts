@@ -1,6 +1,5 @@
 import { Hono } from "hono"
 import type { RouterRoute } from "hono/types"
-import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { operationCatalog } from "../openapi/catalog.ts"
 import { buildOpenApiDocument, routeKey } from "../openapi/document.ts"
@@ -15,12 +14,12 @@ export const servedRoutes = (routes: readonly RouterRoute[]): Set<string> =>
  * token. The document lists exactly the operations this app serves, built once on first use
  * (the route table is fixed after makeApp).
  */
-export const docsRoutes = (s: Services, routes: () => readonly RouterRoute[]) => {
+export const docsRoutes = (publicUrl: string, routes: () => readonly RouterRoute[]) => {
   let cached: string | undefined
   const document = () =>
     (cached ??= JSON.stringify(
       buildOpenApiDocument(operationCatalog, {
-        serverUrl: s.config.publicUrl,
+        serverUrl: publicUrl,
         served: servedRoutes(routes()),
       }),
     ))

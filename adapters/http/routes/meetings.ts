@@ -1,13 +1,8 @@
 import { Hono, type Context } from "hono"
 import { ObjectId } from "../../../core/shared/ids.ts"
-import {
-  actOnMeeting,
-  createMeeting,
-  getMeeting,
-  listMeetings,
-  updateMeeting,
-  type MeetingAction,
-} from "../../bookings/booking-service.ts"
+import { Meetings, type MeetingQuery } from "../../../core/booking/meeting-queries.ts"
+import { actOnMeeting, createMeeting, updateMeeting, type MeetingAction } from "../../bookings/booking-service.ts"
+import { shownMeetingView } from "../../bookings/meeting-view.ts"
 import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
@@ -22,12 +17,15 @@ import {
   updateMeetingCrossErrors,
 } from "../schemas/meeting-requests.ts"
 import { decodeOrFail, readJson, readQuery } from "../validation.ts"
+import { makeRun } from "../run.ts"
+import { instantAt } from "./meeting-rooms.ts"
 import { Schema } from "effect"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 
 /** Spec Endpoints > Meetings. The three actions answer 202 with the Meeting. */
 export const meetingRoutes = (s: Services) => {
+  const run = makeRun(s.runtime, s.logger)
   const action = (name: MeetingAction) => async (c: Context<AppEnv>) => {
     const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
     const body = decodeOrFail(MeetingActionRequest, await readJson(c, { optional: true }))
@@ -41,14 +39,40 @@ export const meetingRoutes = (s: Services) => {
         ? ok(c, result.meeting, { status: 201, message: "Created" })
         : ok(c, result.preview, { message: "Draft: nothing was created" })
     })
-    .get("/", async (c) => {
+    .get("/", (c) => {
       const q = decodeOrFail(ListMeetingsQuery, readQuery(c, LIST_MEETINGS_ARRAY_KEYS))
-      const { data, meta } = await listMeetings(s, c.get("principal"), q)
-      return ok(c, data, { meta })
+      const limit = q.limit === undefined ? s.config.defaultPageSize : Number(q.limit)
+      const offset = q.offset === undefined ? 0 : Number(q.offset)
+      // A single id and a list of ids are one filter each (a union of the two).
+      const ids = (one: string | undefined, many: ReadonlyArray<string> | undefined) =>
+        one !== undefined || many !== undefined ? [...(one === undefined ? [] : [one]), ...(many ?? [])] : undefined
+      const query: MeetingQuery = {
+        projectId: q.projectId,
+        from: instantAt(q.from, "from"),
+        to: instantAt(q.to, "to"),
+        roomIds: ids(q.meetingRoomId, q.meetingRoomIds),
+        deskIds: ids(q.deskId, q.deskIds),
+        organizerId: q.organizerId,
+        organizerEmails: q.organizerEmails,
+        attendeeEmails: q.attendeeEmails,
+        statuses: q.statuses,
+        assetType: q.assetType,
+        limit,
+        offset,
+      }
+      return run(
+        c,
+        Meetings.use((m) => m.list(c.get("principal"), query)),
+        ({ data, total }) => ok(c, data.map(shownMeetingView), { meta: { limit, offset, total } }),
+      )
     })
-    .get("/:id", async (c) => {
+    .get("/:id", (c) => {
       const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
-      return ok(c, await getMeeting(s, c.get("principal"), id))
+      return run(
+        c,
+        Meetings.use((m) => m.get(c.get("principal"), id)),
+        (m) => ok(c, shownMeetingView(m)),
+      )
     })
     .patch("/:id", async (c) => {
       const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })

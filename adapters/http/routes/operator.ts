@@ -1,13 +1,13 @@
 import { Hono } from "hono"
 import { StateConflict, ValidationFailed } from "../../../core/shared/errors.ts"
-import { Manifest, manifestReferenceErrors } from "../../../core/tenancy/manifest.ts"
+import { Manifest } from "../../../core/tenancy/manifest.ts"
+import { Tenancy } from "../../../core/tenancy/tenancy.ts"
 import { isSharedManual } from "../../clock/shared-clock.ts"
-import { rotateAppSecret } from "../../auth/app-secret.ts"
-import { applyManifest, readManifestIds } from "../../postgres/manifest-repo.ts"
 import type { Services } from "../../wiring/services.ts"
 import { registrationUrlErrors } from "../../webhooks/ssrf-guard.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
+import { makeRun } from "../run.ts"
 import { AppIdParam, ClockAdvanceRequest, RotateSecretRequest } from "../schemas/operator-requests.ts"
 import { decodeOrFail, readJson } from "../validation.ts"
 
@@ -15,22 +15,20 @@ const LATEST_CLOCK_INSTANT = Date.parse("9999-12-31T23:59:59.999Z")
 
 /** Operator API core: manifest and test clock (operator contract, sections 2-3). */
 export const operatorRoutes = (s: Services) => {
+  const run = makeRun(s.runtime, s.logger)
+  const tenancy = s.runtime.runSync(Tenancy)
   return new Hono<AppEnv>()
     .put("/manifest", async (c) => {
       const manifest = decodeOrFail(Manifest, await readJson(c))
-      const refErrors = [
-        ...manifestReferenceErrors(manifest),
-        ...registrationUrlErrors(manifest.projects ?? [], { allowInsecure: s.config.allowInsecureWebhooks }),
-      ]
-      if (refErrors.length > 0) throw new ValidationFailed({ messages: refErrors })
-      const ids = await s.database.db.transaction((tx) => applyManifest(s, tx, manifest))
-      return ok(c, ids)
+      // Webhook URL policy (SSRF rules) is the edge's; the use case reports it with the reference errors.
+      const urlErrors = registrationUrlErrors(manifest.projects ?? [], { allowInsecure: s.config.allowInsecureWebhooks })
+      return run(c, tenancy.applyManifest(manifest, urlErrors), (ids) => ok(c, ids))
     })
-    .get("/manifest/ids", async (c) => ok(c, await readManifestIds(s.database.db)))
+    .get("/manifest/ids", (c) => run(c, tenancy.manifestIds(), (ids) => ok(c, ids)))
     .post("/apps/:appId/secret", async (c) => {
       const { appId } = decodeOrFail(AppIdParam, { appId: c.req.param("appId") })
       const body = decodeOrFail(RotateSecretRequest, await readJson(c, { optional: true }))
-      return ok(c, await rotateAppSecret(s.database.db, appId, s.clock.now(), body.appSecret))
+      return run(c, tenancy.rotateAppSecret(appId, body.appSecret), (r) => ok(c, r))
     })
     .get("/clock", (c) => ok(c, { now: new Date(s.clock.now()).toISOString(), mode: s.clock.mode }))
     .post("/clock/advance", async (c) => {

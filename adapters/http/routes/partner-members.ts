@@ -1,17 +1,12 @@
+import { Effect, Result } from "effect"
 import { Hono, type Context } from "hono"
-import { Forbidden } from "../../../core/shared/errors.ts"
-import { setPartnerCredentials } from "../../members/credentials-service.ts"
-import {
-  getPartnerMember,
-  type MemberDeps,
-  offboardPartnerMember,
-  type PartnerScope,
-  upsertPartnerMember,
-} from "../../members/partner-member-service.ts"
-import { consumePartnerBudget } from "../../members/rate-limit.ts"
-import type { Services } from "../../wiring/services.ts"
+import type { PartnerMembers } from "../../../core/member/members.ts"
+import { partnerScopeOf, type PartnerScope } from "../../../core/member/partner.ts"
+import { ValidationFailed } from "../../../core/shared/errors.ts"
 import type { AppEnv } from "../app-env.ts"
+import type { AppError } from "../error-table.ts"
 import { ok } from "../envelope.ts"
+import { errorResponse, type Run } from "../run.ts"
 import {
   checkExternalUserId,
   PartnerCredentialsRequest,
@@ -19,46 +14,75 @@ import {
 } from "../schemas/partner-requests.ts"
 import { decodeOrFail, readJson } from "../validation.ts"
 
-/**
- * Spec Authentication 6 and Endpoints > Partner members: only an app_credentials token of a
- * single-project app (403 SV003 otherwise). Checked before the rate limit, so a mis-scoped
- * token neither spends nor is told about the app's budget.
- */
-const partnerScope = (c: Context<AppEnv>): PartnerScope => {
-  const p = c.get("principal")
-  if (p.grant !== "app_credentials")
-    throw new Forbidden({ reason: "partner routes accept only an app_credentials token" })
-  if (p.projectIds.length !== 1)
-    throw new Forbidden({
-      reason: "partner routes are for an app provisioned for exactly one project",
-    })
-  return { appId: p.appId, projectId: p.projectIds[0]! }
+export interface PartnerMemberDeps {
+  readonly run: Run<never>
+  readonly members: PartnerMembers["Service"]
 }
 
-const externalUserId = (c: Context<AppEnv>) =>
-  checkExternalUserId(c.req.param("externalUserId") ?? "")
+/** The request decoded at the edge, or why not (reported after the budget is spent, as before). */
+const decodeRequest = async <A>(read: () => A | Promise<A>): Promise<Result.Result<A, ValidationFailed>> => {
+  try {
+    return Result.succeed(await read())
+  } catch (e) {
+    if (e instanceof ValidationFailed) return Result.fail(e)
+    throw e
+  }
+}
 
-/** PUT/GET/DELETE /partner/members/{externalUserId} and PUT .../credentials. */
-export const partnerMemberRoutes = (s: Services, deps: MemberDeps) =>
-  new Hono<AppEnv>()
-    .use(async (c, next) => {
-      await consumePartnerBudget(s, partnerScope(c).appId)
-      await next()
-    })
-    .put("/:externalUserId", async (c) => {
-      const id = externalUserId(c)
-      const body = decodeOrFail(PartnerMemberUpsertRequest, await readJson(c))
-      return ok(c, await upsertPartnerMember(s, deps, partnerScope(c), id, body))
-    })
-    .get("/:externalUserId", async (c) =>
-      ok(c, await getPartnerMember(s, partnerScope(c), externalUserId(c))),
+const externalUserId = (c: Context<AppEnv>) => checkExternalUserId(c.req.param("externalUserId") ?? "")
+
+/**
+ * PUT/GET/DELETE /partner/members/{externalUserId} and PUT .../credentials. Each request is
+ * one run: the app's budget is spent first (after the token's scope check, so a mis-scoped
+ * token neither spends nor is told about the budget), then the use case.
+ */
+export const partnerMemberRoutes = ({ run, members }: PartnerMemberDeps) => {
+  const handle = async <I, A, E extends AppError>(
+    c: Context<AppEnv>,
+    read: () => I | Promise<I>,
+    useCase: (scope: PartnerScope, input: I) => Effect.Effect<A, E>,
+    onSuccess: (a: A) => Response,
+  ) => {
+    const scope = partnerScopeOf(c.get("principal"))
+    if (Result.isFailure(scope)) return errorResponse(c, scope.failure)
+    const input = await decodeRequest(read)
+    const decoded: Effect.Effect<A, E | ValidationFailed> = Result.isFailure(input)
+      ? Effect.fail(input.failure)
+      : useCase(scope.success, input.success)
+    const work = Effect.andThen(members.admit(scope.success.appId), decoded)
+    return run(c, work, onSuccess)
+  }
+  return new Hono<AppEnv>()
+    .put("/:externalUserId", (c) =>
+      handle(
+        c,
+        async () => ({ id: externalUserId(c), body: decodeOrFail(PartnerMemberUpsertRequest, await readJson(c)) }),
+        (scope, { id, body }) => members.upsert(scope, id, body),
+        (view) => ok(c, view),
+      ),
     )
-    .delete("/:externalUserId", async (c) => {
-      await offboardPartnerMember(s, deps, partnerScope(c), externalUserId(c))
-      return c.body(null, 204)
-    })
-    .put("/:externalUserId/credentials", async (c) => {
-      const id = externalUserId(c)
-      const body = decodeOrFail(PartnerCredentialsRequest, await readJson(c))
-      return ok(c, await setPartnerCredentials(s, deps, partnerScope(c), id, body))
-    })
+    .get("/:externalUserId", (c) =>
+      handle(
+        c,
+        () => externalUserId(c),
+        (scope, id) => members.get(scope, id),
+        (view) => ok(c, view),
+      ),
+    )
+    .delete("/:externalUserId", (c) =>
+      handle(
+        c,
+        () => externalUserId(c),
+        (scope, id) => members.offboard(scope, id),
+        () => c.body(null, 204),
+      ),
+    )
+    .put("/:externalUserId/credentials", (c) =>
+      handle(
+        c,
+        async () => ({ id: externalUserId(c), body: decodeOrFail(PartnerCredentialsRequest, await readJson(c)) }),
+        (scope, { id, body }) => members.setCredentials(scope, id, body),
+        (view) => ok(c, view),
+      ),
+    )
+}

@@ -1,4 +1,6 @@
-import { Schema } from "effect"
+import { Option, Result, Schema } from "effect"
+import type { CreateMeeting, Draft, UpdateMeeting } from "../../../core/booking/commands.ts"
+import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { BOOKING_STATUSES } from "../../../core/booking/state.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
@@ -181,3 +183,50 @@ export const decodeWithCrossRules = <S extends Schema.Top>(
     throw e
   }
 }
+
+// --- decode once: requests -> core commands (core/booking/commands.ts) ----------------------
+
+/** An OffsetDateTime the schema already checked (so the parse cannot fail here). */
+const instantOf = (text: string): number => {
+  const r = parseOffsetDateTime(text)
+  return Result.isSuccess(r) ? r.success : Number.NaN
+}
+
+const draftOf = (draft: boolean | undefined, ends: ReadonlyArray<string> | undefined): Option.Option<Draft> =>
+  draft === true ? Option.some({ ends: (ends ?? []).map(instantOf) }) : Option.none()
+
+/** A decoded CreateMeetingRequest (cross rules held: exactly one asset, end xor period) as the core command. */
+export const toCreateMeeting = (req: CreateMeetingRequest): CreateMeeting => {
+  const start = instantOf(req.startDateTime)
+  return {
+    asset: req.meetingRoomId !== undefined ? { _tag: "Room", id: req.meetingRoomId } : { _tag: "Desk", id: req.deskId ?? "" },
+    when:
+      req.timePeriod !== undefined
+        ? { _tag: "Period", start, period: req.timePeriod }
+        : { _tag: "Span", start, end: instantOf(req.endDateTime ?? req.startDateTime) },
+    title: req.title,
+    body: req.body,
+    attendees: req.attendees ?? [],
+    estimatedAttendance: req.estimatedAttendance,
+    payment: { channel: req.paymentChannel, discountCode: req.discountCode, returnUrl: req.frontendRedirectUrl },
+    recurrence: req.recurrence,
+    draft: draftOf(req.draft, req.draftEndDateTimes),
+  }
+}
+
+const NOT_A_CHANGE = new Set(["pinCode", "draft", "draftEndDateTimes"])
+
+/** A decoded UpdateMeetingRequest as the core command. */
+export const toUpdateMeeting = (req: UpdateMeetingRequest): UpdateMeeting => ({
+  title: req.title,
+  body: req.body,
+  start: req.startDateTime === undefined ? undefined : instantOf(req.startDateTime),
+  end: req.endDateTime === undefined ? undefined : instantOf(req.endDateTime),
+  timePeriod: req.timePeriod,
+  attendees: req.attendees,
+  estimatedAttendance: req.estimatedAttendance,
+  pinCode: req.pinCode,
+  payment: { channel: req.paymentChannel, discountCode: req.discountCode, returnUrl: req.frontendRedirectUrl },
+  fields: Object.keys(req).filter((k) => !NOT_A_CHANGE.has(k)).sort(),
+  draft: draftOf(req.draft, req.draftEndDateTimes),
+})

@@ -1,37 +1,51 @@
+import { Cause, Effect, Logger, References } from "effect"
 import { describe, expect, it } from "vitest"
+import { jsonLogger, minimumLogLevel } from "../../../adapters/observability/logger.ts"
 import { contextualLogger, redactValue } from "../../../adapters/observability/log-redaction.ts"
-import { makeMetrics, makeRegistry } from "../../../adapters/observability/metrics.ts"
+import { makeMetrics } from "../../../adapters/observability/metrics.ts"
 import { runWithRequestContext } from "../../../adapters/observability/request-context.ts"
 import { parseTraceparent, tracingConfig } from "../../../adapters/observability/tracing.ts"
 import { makeLogger } from "../../../adapters/wiring/logger.ts"
 
-describe("metrics registry", () => {
+describe("metrics (effect Metric, Prometheus text from effect's formatter)", () => {
   it("renders counters, gauges and cumulative histograms in Prometheus text format", () => {
-    const r = makeRegistry()
-    const c = r.counter("x_total", "Things.", ["kind"])
+    const m = makeMetrics()
+    const c = m.registry.counter("x_total", "Things.", ["kind"])
     c.inc({ kind: 'a"b' })
     c.inc({ kind: 'a"b' }, 2)
     c.inc({ kind: "z" }, -5) // ignored: counters only go up
-    const hist = r.histogram("lat_seconds", "Latency.", [], [0.1, 1])
-    hist.observe({}, 0.05)
-    hist.observe({}, 0.5)
-    hist.observe({}, 5)
-    expect(r.render()).toBe(
+    expect(c.value({ kind: 'a"b' })).toBe(3)
+    m.schedulerLag(50)
+    m.schedulerLag(500)
+    m.schedulerLag(5000)
+    const text = m.render()
+    expect(text).toContain(["# HELP x_total Things.", "# TYPE x_total counter", 'x_total{kind="a\\"b"} 3', 'x_total{kind="z"} 0'].join("\n"))
+    expect(text).toContain(
       [
-        "# HELP x_total Things.",
-        "# TYPE x_total counter",
-        'x_total{kind="a\\"b"} 3',
-        "# HELP lat_seconds Latency.",
-        "# TYPE lat_seconds histogram",
-        'lat_seconds_bucket{le="0.1"} 1',
-        'lat_seconds_bucket{le="1"} 2',
-        'lat_seconds_bucket{le="+Inf"} 3',
-        "lat_seconds_sum 5.55",
-        "lat_seconds_count 3",
-        "",
+        "# TYPE keyspace_scheduler_lag_seconds histogram",
+        'keyspace_scheduler_lag_seconds_bucket{le="0.01"} 0',
+        'keyspace_scheduler_lag_seconds_bucket{le="0.05"} 1',
+        'keyspace_scheduler_lag_seconds_bucket{le="0.1"} 1',
+        'keyspace_scheduler_lag_seconds_bucket{le="0.5"} 2',
+        'keyspace_scheduler_lag_seconds_bucket{le="1"} 2',
+        'keyspace_scheduler_lag_seconds_bucket{le="5"} 3',
+        'keyspace_scheduler_lag_seconds_bucket{le="15"} 3',
+        'keyspace_scheduler_lag_seconds_bucket{le="60"} 3',
+        'keyspace_scheduler_lag_seconds_bucket{le="300"} 3',
+        'keyspace_scheduler_lag_seconds_bucket{le="+Inf"} 3',
+        "keyspace_scheduler_lag_seconds_sum 5.55",
+        "keyspace_scheduler_lag_seconds_count 3",
       ].join("\n"),
     )
-    expect(() => r.counter("x_total", "again", [])).toThrow()
+    expect(text).toContain("# TYPE keyspace_uptime_seconds gauge")
+  })
+
+  it("keeps the series of two registries apart (one per runtime)", () => {
+    const a = makeMetrics()
+    const b = makeMetrics()
+    a.httpRequest("GET", "/healthz", 200, 0.001)
+    expect(a.render()).toContain('keyspace_http_requests_total{method="GET",route="/healthz",status="200"} 1')
+    expect(b.render()).not.toContain("keyspace_http_requests_total")
   })
 
   it("exports known statuses as 0, so a drop to zero is visible", () => {
@@ -85,6 +99,29 @@ describe("log redaction", () => {
     expect(inside).toMatchObject({ msg: "inside", requestId: "r-1", component: "x" })
     expect(outside.requestId).toBeUndefined()
     expect(outside.msg).toBe("outside Bearer [redacted]")
+  })
+})
+
+describe("Effect logger", () => {
+  it("writes the same JSON line as the legacy logger, with annotations, redacted, above the minimum level only", () => {
+    const lines: string[] = []
+    const sink = contextualLogger(makeLogger("debug", {}, (l) => lines.push(l)))
+    const program = Effect.gen(function* () {
+      yield* Effect.logInfo("booked", { pinCode: "1234", room: "lotus" })
+      yield* Effect.logDebug("dropped: below KEYSPACE_LOG_LEVEL")
+      yield* Effect.logError("failed", Cause.fail("boom"))
+    }).pipe(
+      Effect.annotateLogs({ requestId: "r-9" }),
+      Effect.provide(Logger.layer([jsonLogger(sink)])),
+      Effect.provideService(References.MinimumLogLevel, minimumLogLevel("info")),
+    )
+    Effect.runSync(program)
+    const [info, error, ...rest] = lines.map((l) => JSON.parse(l))
+    expect(rest).toEqual([])
+    expect(Object.keys(info)).toEqual(["time", "level", "msg", "requestId", "pinCode", "room"])
+    expect(info).toMatchObject({ level: "info", msg: "booked", requestId: "r-9", pinCode: "[redacted]", room: "lotus" })
+    expect(error).toMatchObject({ level: "error", msg: "failed", requestId: "r-9" })
+    expect(error.error).toContain("boom")
   })
 })
 

@@ -1,6 +1,12 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { Effect } from "effect"
+import { Hono } from "hono"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import type { AppEnv } from "../../../adapters/http/app-env.ts"
+import { makeRun } from "../../../adapters/http/run.ts"
+import { observeRequests } from "../../../adapters/observability/http-observer.ts"
+import { Telemetry } from "../../../adapters/observability/telemetry.ts"
 import { ADMIN_TOKEN, startHarness, type Harness } from "../../support/harness.ts"
 import { APP_ID, APP_SECRET, dxManifest, pngBase64 } from "./support/dx-world.ts"
 
@@ -315,5 +321,54 @@ describe("OpenTelemetry tracing", () => {
       key: "http.route",
       value: { stringValue: "/meetings/:id" },
     })
+  })
+
+  it("makes a use case's span (Effect.fn) a child of the request's server span, and logs it with the request id", async () => {
+    h = await startHarness(
+      "pglite",
+      { OTEL_EXPORTER_OTLP_ENDPOINT: url, KEYSPACE_LOG_LEVEL: "debug" },
+      { background: false },
+    )
+    const lines: string[] = []
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
+      lines.push(args.map(String).join(" "))
+    })
+    try {
+      const { runtime, services } = h.booted
+      const telemetry = runtime.runSync(Effect.service(Telemetry))
+      const probe = Effect.fn("Probe.run")(function* () {
+        yield* Effect.logInfo("inside the use case", { pinCode: "9876" })
+        return "ok"
+      })
+      const run = makeRun(runtime, services.logger)
+      const observe = observeRequests<AppEnv>({
+        logger: services.logger,
+        metrics: services.metrics,
+        tracer: telemetry.tracer,
+        requestId: (c) => c.get("requestId"),
+        setSpan: (c, span) => c.set("span", span),
+      })
+      const app = new Hono<AppEnv>()
+        .use((c, next) => {
+          c.set("requestId", "req-use-case-1")
+          return observe(c, next)
+        })
+        .get("/probe", (c) => run(c, probe(), (v) => c.json({ v })))
+      const traceId = "5bf92f3577b34da6a3ce929d0e0e4737"
+      const res = await app.request("/probe", { headers: { traceparent: `00-${traceId}-10f067aa0ba902b7-01` } })
+      expect(res.status).toBe(200)
+      await services.tracer.flush()
+      const spans = received.flatMap((r) =>
+        r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans)),
+      )
+      const server = spans.find((s: any) => s.name === "GET /probe")
+      const useCase = spans.find((s: any) => s.name === "Probe.run")
+      expect(server).toMatchObject({ traceId, parentSpanId: "10f067aa0ba902b7", kind: 2 })
+      expect(useCase).toMatchObject({ traceId, parentSpanId: server.spanId })
+      const line = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "inside the use case")
+      expect(line).toMatchObject({ level: "info", requestId: "req-use-case-1", traceId, spanId: useCase.spanId, pinCode: "[redacted]" })
+    } finally {
+      spy.mockRestore()
+    }
   })
 })

@@ -100,8 +100,10 @@ describe.each(ENGINES)("foundation on %s", (engine) => {
       const token = await h.tokenFor("partner-app", "partner-secret-123")
       const res = await h.admin("POST", "/clock/advance", { minutes: 61 })
       expect(res.status).toBe(200)
-      const { authenticateBearer } = await import("../../../adapters/auth/token-service.ts")
-      await expect(authenticateBearer(h.booted.services, `Bearer ${token}`)).rejects.toMatchObject({ _tag: "Unauthenticated" })
+      const { Tokens } = await import("../../../core/auth/tokens.ts")
+      const { Effect } = await import("effect")
+      const authenticate = Tokens.use((t) => t.authenticate(`Bearer ${token}`))
+      await expect(h.booted.runtime.runPromise(authenticate)).rejects.toMatchObject({ _tag: "Unauthenticated" })
     })
   })
 

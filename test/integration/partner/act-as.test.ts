@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm"
+import { Effect } from "effect"
+import { Tokens } from "../../../core/auth/tokens.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { authenticateBearer } from "../../../adapters/auth/token-service.ts"
+
 import {
   appLinksTable,
   projectMembershipsTable,
@@ -28,7 +30,8 @@ describe.each(ENGINES)("act_as on %s", (engine) => {
     w.h.request("POST", "/auth/accessToken", {
       body: { grant_type: "act_as", app_id: app, app_secret: secret, ...fields },
     })
-  const principalOf = (token: string) => authenticateBearer(w.h.booted.services, `Bearer ${token}`)
+  const principalOf = (token: string) =>
+    w.h.booted.runtime.runPromise(Tokens.use((t) => t.authenticate(`Bearer ${token}`)))
   const db = () => w.h.booted.services.database.db
 
   it("by external_user_id (the default) creates a federated visitor member on first use", async () => {

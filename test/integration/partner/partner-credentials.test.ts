@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { deviceCommandsOf } from "../../../adapters/members/device-enrollment.ts"
+import { deviceCommandsOf } from "../../../adapters/postgres/device-store.ts"
 import { memberFacesTable } from "../../../adapters/postgres/schema.ts"
 import { ENGINES } from "../../support/databases.ts"
 import {

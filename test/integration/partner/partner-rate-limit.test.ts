@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admit } from "../../../adapters/members/rate-limit.ts"
+import { admit } from "../../../core/auth/rate-limit.ts"
 import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { ADMIN_TOKEN, CLOCK_START } from "../../support/harness.ts"

@@ -1,0 +1,198 @@
+import { Effect, Layer, Option } from "effect"
+import { SlotTaken } from "../../core/booking/errors.ts"
+import type { BookingRecord, HistoryRecord, SlotRecord, StoredBooking } from "../../core/booking/meeting.ts"
+import { isLive, type BookingStatus } from "../../core/booking/state.ts"
+import type { HistoryEntry } from "../../core/booking/transitions.ts"
+import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
+import { BookingStore } from "../../core/ports/booking-store.ts"
+import { Ids } from "../../core/ports/ids.ts"
+import * as Interval from "../../core/shared/interval.ts"
+import { MemoryDb, requireTx } from "./memory-db.ts"
+
+/** A booking event as the memory profile records it (the outbox of the PostgreSQL profile). */
+export interface MemoryBookingEvent {
+  readonly bookingId: string
+  readonly projectId: string
+  readonly occurrenceEventId?: string | undefined
+  readonly event: BookingDomainEvent
+}
+
+interface BookingTables {
+  readonly bookings: ReadonlyMap<string, StoredBooking>
+  readonly histories: ReadonlyMap<string, ReadonlyArray<HistoryRecord>>
+}
+
+/** The memory profile's booking events, oldest first (read by the memory outbox and tests). */
+export const MEMORY_BOOKING_EVENTS = "booking-events"
+
+const slotInterval = (s: SlotRecord) => Interval.make(s.startAt.getTime(), s.endAt.getTime())
+
+/**
+ * BookingStore in memory, with the constraints PostgreSQL enforces: two live slots of one
+ * asset never overlap (SlotTaken), writes need a unit of work. Tables are immutable values.
+ */
+export const BookingStoreMemory = Layer.effect(
+  BookingStore,
+  Effect.gen(function* () {
+    const db = yield* MemoryDb
+    const ids = yield* Ids
+    const tables = db.table<BookingTables>("bookings", () => ({ bookings: new Map(), histories: new Map() }))
+    const events = db.table<ReadonlyArray<MemoryBookingEvent>>(MEMORY_BOOKING_EVENTS, () => [])
+
+    const history = (bookingId: string, h: HistoryEntry, data: Record<string, unknown> | undefined): HistoryRecord => ({
+      id: ids.newId(),
+      bookingId,
+      action: h.action,
+      at: new Date(h.at),
+      by: h.by ?? null,
+      data: data ?? null,
+      createdAt: new Date(h.at),
+    })
+    const overlapsLive = (assetId: string, intervals: ReadonlyArray<Interval.Interval>, except: ReadonlySet<string>) => {
+      for (const stored of tables.get().bookings.values()) {
+        if (stored.row.assetId !== assetId) continue
+        for (const s of stored.slots)
+          if (!except.has(s.id) && isLive(s.status as BookingStatus) && intervals.some((i) => Interval.overlaps(i, slotInterval(s))))
+            return true
+      }
+      return false
+    }
+    const record = (source: Omit<MemoryBookingEvent, "event">, list: ReadonlyArray<BookingDomainEvent>) => {
+      if (list.length > 0) events.update((all) => [...all, ...list.map((event) => ({ ...source, event }))])
+    }
+    const addHistory = (h: HistoryRecord) =>
+      tables.update((t) => ({
+        ...t,
+        histories: new Map(t.histories).set(h.bookingId, [...(t.histories.get(h.bookingId) ?? []), h]),
+      }))
+
+    return BookingStore.of({
+      load: (id) => Effect.sync(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),
+      loadForUpdate: (id) =>
+        requireTx("BookingStore.loadForUpdate").pipe(
+          Effect.map(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),
+        ),
+      insert: (created, occurrences, extras) =>
+        Effect.gen(function* () {
+          yield* requireTx("BookingStore.insert")
+          const b = created.booking
+          if (isLive(b.status) && overlapsLive(b.assetId, occurrences, new Set()))
+            return yield* new SlotTaken({ assetId: b.assetId })
+          const createdAt = new Date(b.createdAt)
+          const updatedAt = new Date(b.updatedAt)
+          const row: BookingRecord = {
+            id: b.id,
+            projectId: b.projectId,
+            assetKind: b.assetKind,
+            assetId: b.assetId,
+            title: b.title,
+            body: b.body ?? null,
+            status: b.status,
+            startAt: new Date(b.start),
+            endAt: new Date(b.end),
+            timePeriod: extras.timePeriod ?? null,
+            organizer: b.organizer,
+            organizerUserId: b.organizer.userId,
+            attendees: [...b.attendees],
+            estimatedAttendance: b.estimatedAttendance ?? null,
+            pinCode: b.pinCode,
+            checkIns: [],
+            checkOutAt: null,
+            rrule: b.recurrence?.rrule ?? null,
+            anchorStartAt: b.recurrence ? new Date(b.recurrence.anchorStart) : null,
+            anchorEndAt: b.recurrence ? new Date(b.recurrence.anchorEnd) : null,
+            paymentChannel: extras.paymentChannel ?? null,
+            discountCode: extras.discountCode ?? null,
+            frontendRedirectUrl: extras.frontendRedirectUrl ?? null,
+            price: extras.price ?? null,
+            createdByAppId: extras.createdByAppId,
+            createdAt,
+            updatedAt,
+          }
+          const slots: SlotRecord[] = occurrences.map((o) => ({
+            id: ids.newId(),
+            bookingId: b.id,
+            projectId: b.projectId,
+            assetId: b.assetId,
+            occurrenceIndex: o.index,
+            startAt: new Date(o.start),
+            endAt: new Date(o.end),
+            status: b.status,
+            checkIns: [],
+            checkOutAt: null,
+            createdAt,
+            updatedAt,
+          }))
+          const stored: StoredBooking = { row, slots }
+          const h = history(b.id, created.history, undefined)
+          tables.update((t) => ({ ...t, bookings: new Map(t.bookings).set(b.id, stored) }))
+          addHistory(h)
+          record({ bookingId: b.id, projectId: b.projectId }, created.events)
+          return { ...stored, histories: [h] }
+        }),
+      saveTransition: (stored, slot, result, options) =>
+        Effect.gen(function* () {
+          yield* requireTx("BookingStore.saveTransition")
+          const b = result.booking
+          if (isLive(b.status) && overlapsLive(b.assetId, [Interval.make(b.start, b.end)], new Set([slot.id])))
+            return yield* new SlotTaken({ assetId: b.assetId })
+          const updatedAt = new Date(b.updatedAt)
+          const checkOutAt = b.checkOutAt === undefined ? null : new Date(b.checkOutAt)
+          const nextSlot: SlotRecord = {
+            ...slot,
+            status: b.status,
+            startAt: new Date(b.start),
+            endAt: new Date(b.end),
+            checkIns: [...b.checkIns],
+            checkOutAt,
+            updatedAt,
+          }
+          const current = tables.get().bookings.get(stored.row.id)?.row ?? stored.row
+          const row: BookingRecord = {
+            ...current,
+            title: b.title,
+            body: b.body ?? null,
+            status: b.status,
+            startAt: new Date(b.start),
+            endAt: new Date(b.end),
+            attendees: [...b.attendees],
+            estimatedAttendance: b.estimatedAttendance ?? null,
+            checkIns: [...b.checkIns],
+            checkOutAt,
+            ...(options.timePeriod === undefined ? {} : { timePeriod: options.timePeriod }),
+            ...options.rowPatch,
+            updatedAt,
+          }
+          const next: StoredBooking = { row, slots: stored.slots.map((s) => (s.id === slot.id ? nextSlot : s)) }
+          const data = {
+            ...(options.occurrenceEventId === undefined ? {} : { occurrenceEventId: options.occurrenceEventId }),
+            ...options.historyData,
+          }
+          tables.update((t) => ({ ...t, bookings: new Map(t.bookings).set(row.id, next) }))
+          addHistory(history(b.id, result.history, Object.keys(data).length > 0 ? data : undefined))
+          record({ bookingId: b.id, projectId: b.projectId, occurrenceEventId: options.occurrenceEventId }, result.events)
+          return next
+        }),
+      anyLiveOverlap: (assetId, intervals, except) =>
+        Effect.sync(() => {
+          const skip = new Set<string>()
+          if (except !== undefined) for (const s of tables.get().bookings.get(except)?.slots ?? []) skip.add(s.id)
+          return overlapsLive(assetId, intervals, skip)
+        }),
+      unpaidHoldsOf: (organizerUserId) =>
+        requireTx("BookingStore.unpaidHoldsOf").pipe(
+          Effect.map(() => {
+            let n = 0
+            for (const { row } of tables.get().bookings.values())
+              if (row.organizerUserId === organizerUserId && row.status === "unpaid") n++
+            return n
+          }),
+        ),
+      histories: (bookingIds) =>
+        Effect.sync(() => {
+          const all = tables.get().histories
+          return new Map(bookingIds.flatMap((id) => (all.has(id) ? [[id, all.get(id)!] as const] : [])))
+        }),
+    })
+  }),
+)

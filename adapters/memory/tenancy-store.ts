@@ -1,0 +1,216 @@
+import { Effect, Layer, Option } from "effect"
+import { admit } from "../../core/auth/rate-limit.ts"
+import type { TokenGrant } from "../../core/auth/records.ts"
+import { emailLookupKey } from "../../core/member/identity.ts"
+import { Clock } from "../../core/ports/clock.ts"
+import { Ids } from "../../core/ports/ids.ts"
+import { ManifestStore } from "../../core/ports/manifest-store.ts"
+import { RateLimiter } from "../../core/ports/rate-limiter.ts"
+import { Secrets } from "../../core/ports/secrets.ts"
+import { TokenStore } from "../../core/ports/token-store.ts"
+import { RateLimited } from "../../core/shared/errors.ts"
+import type { Manifest } from "../../core/tenancy/manifest.ts"
+import { emptyProjectIds, type ManifestIds, type ProjectIds } from "../../core/tenancy/manifest-ids.ts"
+import { AppConfig } from "../config/config.ts"
+import { memberTable, membershipKey, tenancyTable, tokenTable, type ProvisionedApp } from "./member-tables.ts"
+import { MemoryDb, requireTx } from "./memory-db.ts"
+
+/** The manifest in memory: ids are kept per key, so a re-apply keeps every id. */
+export const ManifestStoreMemory = Layer.effect(
+  ManifestStore,
+  Effect.gen(function* () {
+    const db = yield* MemoryDb
+    const ids = yield* Ids
+    const secrets = yield* Secrets
+    const tenancy = tenancyTable(db)
+    const members = memberTable(db)
+    const apply = Effect.fnUntraced(function* (m: Manifest) {
+      yield* requireTx("ManifestStore.apply")
+      const before = tenancy.get()
+      const out: ManifestIds = structuredClone(before.ids)
+      const projects = new Map(before.projects)
+      const keyed = (map: Record<string, string>, key: string) => (map[key] ??= ids.newId())
+      for (const p of m.projects ?? []) {
+        const known = out.projects[p.key]
+        const pids: ProjectIds = known ?? emptyProjectIds(ids.newId(), ids.newId())
+        out.projects[p.key] = pids
+        for (const z of p.zones ?? []) {
+          keyed(pids.zones, z.key)
+          for (const f of z.floors ?? []) keyed(pids.floors, f.key)
+        }
+        for (const r of p.rooms ?? []) keyed(pids.rooms, r.key)
+        for (const d of p.desks ?? []) keyed(pids.desks, d.key)
+        for (const u of p.units ?? []) keyed(pids.units, u.key)
+        for (const g of p.accessGroups ?? []) keyed(pids.accessGroups, g.key)
+        for (const d of p.discounts ?? []) keyed(pids.discounts, d.key)
+        for (const w of p.webhooks ?? []) keyed(pids.webhooks, w.key)
+        for (const key of p.removedWebhooks ?? []) delete pids.webhooks[key]
+        projects.set(pids.id, p)
+      }
+      const apps = new Map(before.apps)
+      for (const a of m.apps ?? []) {
+        const id = keyed(out.apps, a.key)
+        const existing = apps.get(id)
+        const secretHash =
+          existing && (yield* secrets.verify(a.appSecret, existing.secretHash)) ? existing.secretHash : yield* secrets.hash(a.appSecret)
+        const app: ProvisionedApp = {
+          id,
+          appId: a.appId,
+          key: a.key,
+          secretHash,
+          canActAs: a.canActAs ?? false,
+          projectIds: a.projects.map((k) => out.projects[k]!.id),
+          partnerGroupIds: (a.partnerAccessGroups ?? []).map((g) => out.projects[a.projects[0]!]!.accessGroups[g]!),
+        }
+        apps.set(id, app)
+      }
+      let rows = members.get()
+      for (const p of m.projects ?? []) {
+        const pids = out.projects[p.key]!
+        for (const u of p.users ?? []) {
+          const memberships = [...rows.memberships.values()]
+          const byKey = memberships.find((x) => x.projectId === pids.id && x.manifestKey === u.key)
+          const emailKey = u.email === undefined ? null : emailLookupKey(u.email)
+          const userId =
+            byKey?.userId ?? (emailKey === null ? undefined : [...rows.users.values()].find((x) => x.emailKey === emailKey)?.id) ?? ids.newId()
+          const previous = rows.users.get(userId)
+          const users = new Map(rows.users).set(userId, {
+            id: userId,
+            profile: {
+              firstName: u.firstName,
+              lastName: u.lastName,
+              ...(u.email !== undefined ? { email: u.email } : {}),
+              ...(u.phone !== undefined ? { phone: u.phone } : {}),
+            },
+            emailKey,
+            username: previous?.username ?? null,
+            userType: previous?.userType ?? "member",
+            source: previous?.source ?? "manifest",
+          })
+          const key = membershipKey(pids.id, userId)
+          const stored = rows.memberships.get(key)
+          const membership = {
+            projectId: pids.id,
+            userId,
+            status: stored?.status ?? "active",
+            employeeId: u.employeeId ?? null,
+            role: u.role ?? "member",
+            manifestKey: u.key,
+          }
+          pids.users[u.key] = userId
+          const links = [...rows.links]
+          for (const l of u.links ?? []) {
+            const appId = out.apps[l.app]!
+            if (!links.some((x) => x.appId === appId && x.externalUserId === l.externalUserId))
+              links.push({ appId, externalUserId: l.externalUserId, userId, projectId: pids.id })
+          }
+          rows = { ...rows, users, memberships: new Map(rows.memberships).set(key, membership), links }
+        }
+      }
+      members.set(rows)
+      tenancy.set({ ids: out, projects, apps })
+      return structuredClone(out)
+    })
+    return ManifestStore.of({
+      apply,
+      ids: () => Effect.sync(() => structuredClone(tenancy.get().ids)),
+      census: () =>
+        Effect.sync(() => {
+          const { ids: current } = tenancy.get()
+          return { projects: Object.keys(current.projects).length, demoProjectId: Option.fromUndefinedOr(current.projects.demo?.id) }
+        }),
+    })
+  }),
+)
+
+/** Apps and tokens in memory. */
+export const TokenStoreMemory = Layer.effect(
+  TokenStore,
+  Effect.gen(function* () {
+    const db = yield* MemoryDb
+    const tenancy = tenancyTable(db)
+    const tokens = tokenTable(db)
+    const appByAppId = (appId: string) => [...tenancy.get().apps.values()].find((a) => a.appId === appId)
+    return TokenStore.of({
+      app: (appId) =>
+        Effect.sync(() =>
+          Option.fromUndefinedOr(appByAppId(appId)).pipe(
+            Option.map(({ id, appId: publicId, key, secretHash, canActAs }) => ({ id, appId: publicId, key, secretHash, canActAs })),
+          ),
+        ),
+      insert: (t) => Effect.sync(() => tokens.update((all) => new Map(all).set(t.hash, { ...t, revokedAt: null }))),
+      grantOf: (hash) =>
+        Effect.sync(() => {
+          const t = tokens.get().get(hash)
+          const app = t && tenancy.get().apps.get(t.appId)
+          if (!t || !app) return Option.none<TokenGrant>()
+          return Option.some({
+            appId: t.appId,
+            kind: t.kind,
+            grant: t.grant,
+            subjectUserId: t.subjectUserId ?? null,
+            tokenProjectId: t.projectId ?? null,
+            expiresAt: t.expiresAt,
+            revokedAt: t.revokedAt,
+            appKey: app.key,
+            appProjects: app.projectIds,
+          })
+        }),
+      rotateRefresh: (hash, now) =>
+        requireTx("TokenStore.rotateRefresh").pipe(
+          Effect.andThen(
+            Effect.sync(() => {
+              const t = tokens.get().get(hash)
+              if (!t || t.kind !== "refresh" || t.revokedAt !== null || t.expiresAt <= now) return Option.none()
+              tokens.update((all) => new Map(all).set(hash, { ...t, revokedAt: now }))
+              return Option.some({ appId: t.appId })
+            }),
+          ),
+        ),
+      revokeDelegated: (appId, userId, now) =>
+        requireTx("TokenStore.revokeDelegated").pipe(
+          Effect.andThen(
+            Effect.sync(() =>
+              tokens.update(
+                (all) =>
+                  new Map(
+                    [...all].map(([h, t]) => [
+                      h,
+                      t.appId === appId && t.subjectUserId === userId && t.grant === "act_as" && t.revokedAt === null
+                        ? { ...t, revokedAt: now }
+                        : t,
+                    ]),
+                  ),
+              ),
+            ),
+          ),
+        ),
+      setSecretHash: (appId, secretHash) =>
+        Effect.sync(() => {
+          const app = appByAppId(appId)
+          if (!app) return false
+          tenancy.update((t) => ({ ...t, apps: new Map(t.apps).set(app.id, { ...app, secretHash }) }))
+          return true
+        }),
+    })
+  }),
+)
+
+/** The partner budget in memory (one process). */
+export const RateLimiterMemory = Layer.effect(
+  RateLimiter,
+  Effect.gen(function* () {
+    const clock = yield* Clock
+    const { partnerRateLimit } = yield* AppConfig
+    const hits = new Map<string, number[]>()
+    return RateLimiter.of({
+      consume: (appId) =>
+        Effect.suspend(() => {
+          const decision = admit(hits.get(appId) ?? [], clock.now(), partnerRateLimit)
+          if (!decision.admitted) return Effect.fail(new RateLimited({ retryAfterSeconds: decision.retryAfterSeconds }))
+          hits.set(appId, decision.hits)
+          return Effect.void
+        }),
+    })
+  }),
+)

@@ -1,0 +1,512 @@
+import { and, asc, eq, gt, gte, ilike, inArray, lt, or, sql, type SQL, type SQLWrapper } from "drizzle-orm"
+import { Effect, Layer, Result } from "effect"
+import { decodeAssetConfig, resolveMeetingConfig, type AssetConfig } from "../../core/booking/asset-config.ts"
+import {
+  assetEntity,
+  kindOfRef,
+  type Asset,
+  type AssetRecord,
+  type AssetRef,
+  type CalendarSlot,
+  type Project,
+} from "../../core/booking/asset.ts"
+import { LIVE_STATUSES, type AssetKind } from "../../core/booking/state.ts"
+import { AssetStore, type DeskFilter, type DeskGroup, type DeskWindows, type RoomFilter } from "../../core/ports/asset-store.ts"
+import { NotFound } from "../../core/shared/errors.ts"
+import { EpochCaches } from "./cache-epoch.ts"
+import type { Queryable } from "./database.ts"
+import { desksTable, projectsTable, roomsTable } from "./schema.ts"
+import { bookingSlotsTable } from "./tables/bookings.ts"
+import { read as readDb, SqlDatabase } from "./unit-of-work.ts"
+
+type RoomRow = typeof roomsTable.$inferSelect
+type DeskRow = typeof desksTable.$inferSelect
+
+const UTC: Project = { id: "", timezone: "UTC", brandId: "" }
+
+/**
+ * Equal stored configs and rates share one decoded object (interned per cache generation), so
+ * a search judges each distinct config once by identity, without serialising it per request.
+ */
+const makeInterner = () => {
+  const configs = new Map<string, { raw: unknown; decoded: AssetConfig | undefined }>()
+  const rates = new Map<string, RoomRow["chargeRate"]>()
+  return {
+    size: () => configs.size + rates.size,
+    config: (raw: unknown) => {
+      const key = JSON.stringify(raw ?? {})
+      let hit = configs.get(key)
+      if (hit === undefined) {
+        const r = decodeAssetConfig(raw ?? {})
+        hit = { raw, decoded: Result.isSuccess(r) ? r.success : undefined }
+        configs.set(key, hit)
+      }
+      return hit
+    },
+    rate: (rate: RoomRow["chargeRate"]) => {
+      const key = JSON.stringify(rate)
+      let hit = rates.get(key)
+      if (hit === undefined) rates.set(key, (hit = rate))
+      return hit
+    },
+  }
+}
+type Interner = ReturnType<typeof makeInterner>
+
+const recordOf = (kind: AssetKind, row: RoomRow | DeskRow, intern: Interner): AssetRecord => {
+  const base = {
+    id: row.id,
+    projectId: row.projectId,
+    zoneId: row.zoneId,
+    floorId: row.floorId,
+    name: row.name,
+    email: row.email,
+    capacity: row.capacity,
+    status: row.status,
+    isPublic: row.isPublic,
+    facilities: row.facilities,
+    pictureUrls: row.pictureUrls,
+    chargeRate: intern.rate(row.chargeRate),
+    rawConfig: intern.config(row.config).raw,
+    createdAt: row.createdAt.getTime(),
+    updatedAt: row.updatedAt.getTime(),
+  }
+  return kind === "room"
+    ? { ...base, kind: "room", type: (row as RoomRow).type, equipmentsAvailability: (row as RoomRow).equipmentsAvailability }
+    : { ...base, kind: "desk", index: (row as DeskRow).index }
+}
+
+const assetOf = (record: AssetRecord, project: Project | undefined, intern: Interner): Asset => {
+  const config = intern.config(record.rawConfig).decoded
+  const p = project ?? { ...UTC, id: record.projectId }
+  return {
+    kind: record.kind,
+    id: record.id,
+    projectId: record.projectId,
+    name: record.name,
+    status: record.status,
+    chargeRate: record.chargeRate,
+    timeZone: p.timezone,
+    project: p,
+    config,
+    meetingConfig: resolveMeetingConfig(config),
+    record,
+  }
+}
+
+const projectsById = async (q: Queryable, ids: ReadonlyArray<string>): Promise<Map<string, Project>> => {
+  if (ids.length === 0) return new Map()
+  const rows = await q
+    .select({ id: projectsTable.id, timezone: projectsTable.timezone, brandId: projectsTable.brandId })
+    .from(projectsTable)
+    .where(inArray(projectsTable.id, [...new Set(ids)]))
+  return new Map(rows.map((r) => [r.id, r]))
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+const timestamp = (instant: number): SQL => sql`${new Date(instant).toISOString()}::timestamptz`
+
+/**
+ * A live slot of the asset overlapping [start, end) (half-open, as the exclusion constraint),
+ * probed through booking_slots_asset_end_idx.
+ */
+const liveOverlap = (assetId: SQLWrapper, start: SQL, end: SQL) =>
+  sql`exists (select 1 from ${bookingSlotsTable} s where s.asset_id = ${assetId}
+    and s.status in (${sql.join(
+      LIVE_STATUSES.map((st) => sql`${st}`),
+      sql`, `,
+    )})
+    and s.start_at < ${end} and s.end_at > ${start})`
+
+const roomConditions = (f: RoomFilter): SQL[] => {
+  const c: SQL[] = [eq(roomsTable.projectId, f.projectId)]
+  if (f.zoneId) c.push(eq(roomsTable.zoneId, f.zoneId))
+  if (f.floorId) c.push(eq(roomsTable.floorId, f.floorId))
+  if (f.locationId) c.push(or(eq(roomsTable.zoneId, f.locationId), eq(roomsTable.floorId, f.locationId))!)
+  if (f.ids) c.push(f.ids.length > 0 ? inArray(roomsTable.id, [...f.ids]) : eq(roomsTable.id, ""))
+  if (f.name) c.push(ilike(roomsTable.name, `%${escapeLike(f.name)}%`))
+  if (f.status && f.status.length > 0) c.push(inArray(roomsTable.status, [...f.status]))
+  if (f.type) c.push(eq(roomsTable.type, f.type))
+  if (f.minCapacity !== undefined) c.push(gte(roomsTable.capacity, f.minCapacity))
+  // Busy rooms are dropped in SQL: one indexed probe per room, nothing else read.
+  if (f.freeDuring)
+    c.push(sql`not ${liveOverlap(roomsTable.id, timestamp(f.freeDuring.start), timestamp(f.freeDuring.end))}`)
+  return c
+}
+
+const deskConditions = (q: Queryable, f: DeskFilter): SQL[] => {
+  const c: SQL[] = [inArray(desksTable.projectId, [...f.projectIds])]
+  if (f.brandId)
+    c.push(
+      inArray(
+        desksTable.projectId,
+        q.select({ id: projectsTable.id }).from(projectsTable).where(eq(projectsTable.brandId, f.brandId)),
+      ),
+    )
+  if (f.zoneId) c.push(eq(desksTable.zoneId, f.zoneId))
+  if (f.floorId) c.push(eq(desksTable.floorId, f.floorId))
+  if (f.locationId) c.push(or(eq(desksTable.zoneId, f.locationId), eq(desksTable.floorId, f.locationId))!)
+  if (f.ids) c.push(f.ids.length > 0 ? inArray(desksTable.id, [...f.ids]) : eq(desksTable.id, ""))
+  if (f.name) c.push(ilike(desksTable.name, `%${escapeLike(f.name)}%`))
+  if (f.email) c.push(ilike(desksTable.email, escapeLike(f.email)))
+  if (f.statuses && f.statuses.length > 0) c.push(inArray(desksTable.status, [...f.statuses]))
+  return c
+}
+
+/** Free in one window for every desk; an empty window overlaps nothing, so every desk is free. */
+const freeDuring = (start: number, end: number): SQL =>
+  end > start ? sql`not ${liveOverlap(desksTable.id, timestamp(start), timestamp(end))}` : sql`true`
+
+/**
+ * Desks whose (project, config, status) got a window, free in that window. The windows travel
+ * as one jsonb parameter, so any number of distinct configs is one statement.
+ */
+const freeDuringPeriods = (windows: Extract<DeskWindows, { _tag: "FreeIn" }>["windows"]): SQL => {
+  const rows = windows.map((w) => ({
+    project_id: w.group.projectId,
+    config: w.group.rawConfig,
+    status: w.group.status,
+    start_at: new Date(w.start).toISOString(),
+    end_at: new Date(w.end).toISOString(),
+  }))
+  return sql`exists (select 1 from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+      as w(project_id text, config jsonb, status text, start_at timestamptz, end_at timestamptz)
+    where w.project_id = ${desksTable.projectId} and w.config = ${desksTable.config}
+      and w.status = ${desksTable.status}
+      and (w.end_at <= w.start_at
+        or not ${liveOverlap(desksTable.id, sql`w.start_at`, sql`w.end_at`)}))`
+}
+
+/** The rooms or desks of one project as cached, in the listing's SQL order, and by id. */
+interface ProjectAssets {
+  readonly ordered: ReadonlyArray<Asset>
+  readonly byId: ReadonlyMap<string, Asset>
+}
+
+/**
+ * Ids of assets with a live slot overlapping [start, end): one statement through the exclusion
+ * constraint's GiST index (same range expression and live-status predicate), instead of one
+ * probe per asset.
+ */
+const busyAssets = async (q: Queryable, projectId: string, start: number, end: number): Promise<Set<string>> => {
+  const rows = await q
+    .selectDistinct({ id: bookingSlotsTable.assetId })
+    .from(bookingSlotsTable)
+    .where(
+      and(
+        inArray(bookingSlotsTable.status, [...LIVE_STATUSES]),
+        sql`tstzrange(${bookingSlotsTable.startAt}, ${bookingSlotsTable.endAt}, '[)') && tstzrange(${timestamp(start)}, ${timestamp(end)}, '[)')`,
+        eq(bookingSlotsTable.projectId, projectId),
+      ),
+    )
+  return new Set(rows.map((r) => r.id))
+}
+
+const oneOf = (values: ReadonlyArray<string> | undefined, value: string) =>
+  values === undefined || values.length === 0 || values.includes(value)
+
+/** The room filters that are exact comparisons (all but the name's ILIKE), on a cached record. */
+const roomMatches = (f: RoomFilter) => (a: Asset) => {
+  const r = a.record
+  return (
+    r.kind === "room" &&
+    (f.zoneId === undefined || r.zoneId === f.zoneId) &&
+    (f.floorId === undefined || r.floorId === f.floorId) &&
+    (f.locationId === undefined || r.zoneId === f.locationId || r.floorId === f.locationId) &&
+    (f.ids === undefined || f.ids.includes(r.id)) &&
+    oneOf(f.status, r.status) &&
+    (f.type === undefined || r.type === f.type) &&
+    (f.minCapacity === undefined || r.capacity >= f.minCapacity)
+  )
+}
+
+/** The desk filters that are exact comparisons (all but name and email, which are ILIKE). */
+const deskMatches = (f: DeskFilter) => (a: Asset) => {
+  const r = a.record
+  return (
+    r.kind === "desk" &&
+    (f.brandId === undefined || a.project.brandId === f.brandId) &&
+    (f.zoneId === undefined || r.zoneId === f.zoneId) &&
+    (f.floorId === undefined || r.floorId === f.floorId) &&
+    (f.locationId === undefined || r.zoneId === f.locationId || r.floorId === f.locationId) &&
+    (f.ids === undefined || f.ids.includes(r.id)) &&
+    oneOf(f.statuses, r.status)
+  )
+}
+
+export const AssetStorePostgres = Layer.effect(
+  AssetStore,
+  Effect.gen(function* () {
+    const db = yield* SqlDatabase
+    const provideDb = Effect.provideService(SqlDatabase, db)
+    const caches = yield* EpochCaches
+    // Any committed manifest change empties these on every process (cache-epoch.ts); the
+    // bearer middleware syncs the epoch before a request reaches a use case.
+    const assetCache = caches.cache<string, Asset>("asset-records", { max: 20_000 })
+    const roomsCache = caches.cache<string, ProjectAssets>("project-rooms", { max: 64 })
+    const desksCache = caches.cache<string, ProjectAssets>("project-desks", { max: 64 })
+    const projectCache = caches.cache<string, Project>("projects", { max: 1_000 })
+    let intern = makeInterner()
+    // The interner grows with distinct configs only; start afresh if a manifest churned many.
+    const interner = () => {
+      if (intern.size() > 10_000) intern = makeInterner()
+      return intern
+    }
+
+    const read = <A>(f: (q: Queryable) => Promise<A>) => provideDb(readDb(f))
+
+    const loadProjects = (ids: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const out = new Map<string, Project>()
+        const missing: string[] = []
+        for (const id of new Set(ids)) {
+          const hit = projectCache.get(id)
+          if (hit) out.set(id, hit)
+          else missing.push(id)
+        }
+        if (missing.length > 0) {
+          const loaded = yield* read((q) => projectsById(q, missing))
+          for (const [id, p] of loaded) {
+            out.set(id, p)
+            yield* Effect.promise(() => projectCache.getOrLoad(id, () => Promise.resolve(p)))
+          }
+        }
+        return out as ReadonlyMap<string, Project>
+      })
+
+    const assetsOf = (kind: AssetKind, rows: ReadonlyArray<RoomRow | DeskRow>) =>
+      Effect.gen(function* () {
+        const projects = yield* loadProjects(rows.map((r) => r.projectId))
+        const i = interner()
+        return rows.map((r) => assetOf(recordOf(kind, r, i), projects.get(r.projectId), i))
+      })
+
+    const loadAsset = (kind: AssetKind, id: string) =>
+      Effect.gen(function* () {
+        const table = kind === "room" ? roomsTable : desksTable
+        const rows = yield* read((q) => q.select().from(table).where(eq(table.id, id)).limit(1))
+        const [asset] = yield* assetsOf(kind, rows)
+        return asset
+      })
+
+    const find = (ref: AssetRef): Effect.Effect<Asset, NotFound> =>
+      Effect.gen(function* () {
+        const kind = kindOfRef(ref)
+        const key = `${kind}:${ref.id}`
+        const hit = assetCache.get(key)
+        if (hit !== undefined) return hit
+        const ctx = yield* Effect.context<never>()
+        const loaded = yield* Effect.promise(() =>
+          assetCache.getOrLoad(key, () => Effect.runPromiseWith(ctx)(loadAsset(kind, ref.id))),
+        )
+        if (loaded === undefined) return yield* new NotFound({ entity: assetEntity(kind), id: ref.id })
+        return loaded
+      })
+
+    /** A project's rooms or desks, loaded once per cache generation in the listings' order. */
+    const projectAssets = (kind: AssetKind, projectId: string) =>
+      Effect.gen(function* () {
+        const cache = kind === "room" ? roomsCache : desksCache
+        const hit = cache.get(projectId)
+        if (hit !== undefined) return hit
+        const ctx = yield* Effect.context<never>()
+        const load = Effect.gen(function* () {
+          const rows = yield* read(
+            async (q): Promise<ReadonlyArray<RoomRow | DeskRow>> =>
+              kind === "room"
+                ? await q.select().from(roomsTable).where(eq(roomsTable.projectId, projectId)).orderBy(asc(roomsTable.name), asc(roomsTable.id))
+                : await q
+                    .select()
+                    .from(desksTable)
+                    .where(eq(desksTable.projectId, projectId))
+                    .orderBy(asc(desksTable.index), asc(desksTable.name), asc(desksTable.id)),
+          )
+          const ordered = yield* assetsOf(kind, rows)
+          return { ordered, byId: new Map(ordered.map((a) => [a.id, a])) }
+        })
+        return (yield* Effect.promise(() => cache.getOrLoad(projectId, () => Effect.runPromiseWith(ctx)(load))))!
+      })
+
+    const searchRooms = (f: RoomFilter) =>
+      Effect.gen(function* () {
+        const rooms = yield* projectAssets("room", f.projectId)
+        if (f.name === undefined) {
+          // Every filter but the name is an exact comparison: run it on the cached records, and
+          // learn the busy rooms in one indexed statement.
+          const busy = f.freeDuring ? yield* read((q) => busyAssets(q, f.projectId, f.freeDuring!.start, f.freeDuring!.end)) : undefined
+          const matches = roomMatches(f)
+          return rooms.ordered.filter((a) => matches(a) && !(busy?.has(a.id) ?? false))
+        }
+        // Only ids travel back: the rows are the cached records (a change empties the cache first).
+        const ids = yield* read((q) =>
+          q
+            .select({ id: roomsTable.id })
+            .from(roomsTable)
+            .where(and(...roomConditions(f)))
+            .orderBy(asc(roomsTable.name), asc(roomsTable.id)),
+        )
+        const missing = ids.filter((r) => !rooms.byId.has(r.id)).map((r) => r.id)
+        // A room committed after the cache was filled and before this read: read it directly.
+        const extra =
+          missing.length === 0
+            ? new Map<string, Asset>()
+            : new Map(
+                (yield* assetsOf("room", yield* read((q) => q.select().from(roomsTable).where(inArray(roomsTable.id, missing))))).map(
+                  (a) => [a.id, a],
+                ),
+              )
+        return ids.map((r) => rooms.byId.get(r.id) ?? extra.get(r.id)!)
+      })
+
+    /** One project and no ILIKE filter: desks are filtered, judged and paged on the cached records. */
+    const cachedDeskSearch = (f: DeskFilter) => f.projectIds.length === 1 && f.name === undefined && f.email === undefined
+
+    /** (stored config, status) of one project's cached desks: the config is interned, so by identity. */
+    const byGroup = <V>() => {
+      const m = new Map<unknown, Map<string, V>>()
+      return {
+        get: (config: unknown, status: string) => m.get(config)?.get(status),
+        set: (config: unknown, status: string, v: V) => {
+          let inner = m.get(config)
+          if (inner === undefined) m.set(config, (inner = new Map()))
+          inner.set(status, v)
+        },
+      }
+    }
+
+    const deskGroups = (f: DeskFilter) =>
+      Effect.gen(function* () {
+        if (f.projectIds.length === 0) return []
+        if (cachedDeskSearch(f)) {
+          const desks = yield* projectAssets("desk", f.projectIds[0]!)
+          const matches = deskMatches(f)
+          const seen = byGroup<true>()
+          const groups: DeskGroup[] = []
+          for (const a of desks.ordered) {
+            if (!matches(a) || seen.get(a.record.rawConfig, a.status)) continue
+            seen.set(a.record.rawConfig, a.status, true)
+            groups.push({ projectId: a.projectId, timeZone: a.timeZone, rawConfig: a.record.rawConfig, config: a.config, status: a.status })
+          }
+          return groups
+        }
+        const groups = yield* read((q) =>
+          q
+            .selectDistinct({ projectId: desksTable.projectId, config: desksTable.config, status: desksTable.status })
+            .from(desksTable)
+            .where(and(...deskConditions(q, f))),
+        )
+        const projects = yield* loadProjects(groups.map((g) => g.projectId))
+        const i = interner()
+        return groups.map(
+          (g): DeskGroup => ({
+            projectId: g.projectId,
+            timeZone: projects.get(g.projectId)?.timezone ?? "UTC",
+            rawConfig: g.config,
+            config: i.config(g.config).decoded,
+            status: g.status,
+          }),
+        )
+      })
+
+    const searchDesks = (f: DeskFilter, windows: DeskWindows, page: { readonly limit: number; readonly offset: number }) =>
+      Effect.gen(function* () {
+        if (f.projectIds.length === 0) return { desks: [], total: 0 }
+        if (cachedDeskSearch(f)) {
+          const projectId = f.projectIds[0]!
+          const desks = yield* projectAssets("desk", projectId)
+          const matches = deskMatches(f)
+          let selected = desks.ordered.filter(matches)
+          if (windows._tag === "FreeIn") {
+            // Busy desks per distinct window (one statement each; usually one window in all).
+            const busyBy = new Map<string, Set<string>>()
+            for (const w of windows.windows) {
+              const key = `${w.start}/${w.end}`
+              if (w.end > w.start && !busyBy.has(key)) busyBy.set(key, yield* read((q) => busyAssets(q, projectId, w.start, w.end)))
+            }
+            const windowOf = byGroup<(typeof windows.windows)[number]>()
+            for (const w of windows.windows) windowOf.set(w.group.rawConfig, w.group.status, w)
+            selected = selected.filter((a) => {
+              const w = windowOf.get(a.record.rawConfig, a.status)
+              if (w === undefined) return false
+              return w.end <= w.start || !busyBy.get(`${w.start}/${w.end}`)!.has(a.id)
+            })
+          }
+          return { desks: selected.slice(page.offset, page.offset + page.limit), total: selected.length }
+        }
+        const { desks, total } = yield* read(async (q) => {
+          const conditions = deskConditions(q, f)
+          if (windows._tag === "FreeIn") {
+            const [first] = windows.windows
+            // Every desk resolved the same window (the usual case: one shared config): a plain
+            // window filter, without matching each desk's config against the groups.
+            const oneWindow =
+              windows.everyGroup && first !== undefined && windows.windows.every((w) => w.start === first.start && w.end === first.end)
+            conditions.push(oneWindow ? freeDuring(first.start, first.end) : freeDuringPeriods(windows.windows))
+          }
+          const where = and(...conditions)
+          const order = [asc(desksTable.index), asc(desksTable.name), asc(desksTable.id)]
+          // The page and the total both come from SQL: a page costs a page. The page is picked
+          // by sorting only the sort keys and ids, then its rows are read by primary key.
+          const pageIds = q.select({ id: desksTable.id }).from(desksTable).where(where).orderBy(...order)
+          const [desks, [count]] = await Promise.all([
+            page.limit === 0
+              ? Promise.resolve([] as DeskRow[])
+              : q
+                  .select()
+                  .from(desksTable)
+                  .where(inArray(desksTable.id, pageIds.limit(page.limit).offset(page.offset)))
+                  .orderBy(...order),
+            q.select({ n: sql<number>`count(*)::int` }).from(desksTable).where(where),
+          ])
+          return { desks, total: Number(count?.n ?? 0) }
+        })
+        return { desks: yield* assetsOf("desk", desks), total }
+      })
+
+    const calendar = (assetId: string, from: number, to: number, limit: number) =>
+      read((q) =>
+        q
+          .select({
+            bookingId: bookingSlotsTable.bookingId,
+            startAt: bookingSlotsTable.startAt,
+            endAt: bookingSlotsTable.endAt,
+            status: bookingSlotsTable.status,
+          })
+          .from(bookingSlotsTable)
+          .where(
+            and(
+              eq(bookingSlotsTable.assetId, assetId),
+              inArray(bookingSlotsTable.status, [...LIVE_STATUSES]),
+              lt(bookingSlotsTable.startAt, new Date(to)),
+              gt(bookingSlotsTable.endAt, new Date(from)),
+            ),
+          )
+          .orderBy(asc(bookingSlotsTable.startAt))
+          .limit(limit),
+      ).pipe(
+        Effect.map((rows) =>
+          rows.map((r): CalendarSlot => ({ bookingId: r.bookingId, start: r.startAt.getTime(), end: r.endAt.getTime(), status: r.status })),
+        ),
+      )
+
+    const roomNames = (ids: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const out = new Map<string, string>()
+        const missing: string[] = []
+        for (const id of new Set(ids)) {
+          const hit = assetCache.get(`room:${id}`)
+          if (hit) out.set(id, hit.name)
+          else missing.push(id)
+        }
+        if (missing.length > 0) {
+          const rows = yield* read((q) =>
+            q.select({ id: roomsTable.id, name: roomsTable.name }).from(roomsTable).where(inArray(roomsTable.id, missing)),
+          )
+          for (const r of rows) out.set(r.id, r.name)
+        }
+        return out as ReadonlyMap<string, string>
+      })
+
+    return AssetStore.of({ find, projects: loadProjects, roomNames, searchRooms, deskGroups, searchDesks, calendar })
+  }),
+)

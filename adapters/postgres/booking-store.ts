@@ -1,0 +1,74 @@
+import { Effect, Layer, Option } from "effect"
+import { SlotTaken } from "../../core/booking/errors.ts"
+import { BookingStore } from "../../core/ports/booking-store.ts"
+import { Ids } from "../../core/ports/ids.ts"
+import {
+  historiesOf,
+  insertBooking,
+  liveSlotsOverlapping,
+  loadBooking,
+  saveTransition,
+  unpaidHoldsOf,
+} from "./booking-repo.ts"
+import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION } from "./database.ts"
+import { inTx, read, SqlDatabase, write, type DatabaseError } from "./unit-of-work.ts"
+
+/**
+ * BookingStore over PostgreSQL/PGlite. The SQL is booking-repo.ts's (still shared with the
+ * scheduler and payments until they move onto this port); this layer adds the transaction
+ * rules: slot writes queue on the asset's advisory lock, and an exclusion violation (23P01) or
+ * a deadlock against an overlapping writer (40P01) is SlotTaken; any other driver error dies.
+ */
+const slotWrite =
+  (assetId: string) =>
+  <A>(self: Effect.Effect<A, DatabaseError>): Effect.Effect<A, SlotTaken> =>
+    self.pipe(
+      Effect.catchTag("DatabaseError", (e) => {
+        if (e.cause instanceof SlotTaken) return Effect.fail(e.cause)
+        const code = pgErrorOf(e.cause)?.code
+        return code === PG_EXCLUSION_VIOLATION || code === PG_DEADLOCK_DETECTED
+          ? Effect.fail(new SlotTaken({ assetId }))
+          : Effect.die(e.cause)
+      }),
+    )
+
+export const BookingStorePostgres = Layer.effect(
+  BookingStore,
+  Effect.gen(function* () {
+    const ids = yield* Ids
+    const database = yield* SqlDatabase
+    const run = <A, E>(self: Effect.Effect<A, E, SqlDatabase>) => Effect.provideService(self, SqlDatabase, database)
+    return BookingStore.of({
+      load: (id) => run(read((q) => loadBooking(q, id))).pipe(Effect.map(Option.fromUndefinedOr)),
+      loadForUpdate: (id) =>
+        write("BookingStore.loadForUpdate", (tx) => loadBooking(tx, id, { lock: true })).pipe(
+          Effect.map(Option.fromUndefinedOr),
+        ),
+      insert: (created, occurrences, extras) =>
+        inTx("BookingStore.insert", (tx) => insertBooking(tx, ids.newId, created, occurrences, extras)).pipe(
+          slotWrite(created.booking.assetId),
+        ),
+      saveTransition: (stored, slot, result, options) =>
+        inTx("BookingStore.saveTransition", (tx) => saveTransition(tx, ids.newId, stored, slot, result, options)).pipe(
+          slotWrite(result.booking.assetId),
+        ),
+      anyLiveOverlap: (assetId, intervals, except) =>
+        intervals.length === 0
+          ? Effect.succeed(false)
+          : run(
+              read(async (q) => {
+                const lo = Math.min(...intervals.map((i) => i.start))
+                const hi = Math.max(...intervals.map((i) => i.end))
+                const slots = await liveSlotsOverlapping(q, [assetId], lo, hi)
+                return slots.some(
+                  (x) =>
+                    x.bookingId !== except &&
+                    intervals.some((i) => i.start < x.endAt.getTime() && x.startAt.getTime() < i.end),
+                )
+              }),
+            ),
+      unpaidHoldsOf: (organizerUserId) => write("BookingStore.unpaidHoldsOf", (tx) => unpaidHoldsOf(tx, organizerUserId)),
+      histories: (bookingIds) => run(read((q) => historiesOf(q, bookingIds))),
+    })
+  }),
+)

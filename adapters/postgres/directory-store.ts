@@ -1,0 +1,88 @@
+import { and, eq, inArray, sql } from "drizzle-orm"
+import { Effect, Layer } from "effect"
+import { actingUserId, type Principal } from "../../core/auth/principal.ts"
+import type { Attendee, Organizer } from "../../core/booking/state.ts"
+import { Directory } from "../../core/ports/directory.ts"
+import { ValidationFailed } from "../../core/shared/errors.ts"
+import type { Queryable } from "./database.ts"
+import { appsTable, projectMembershipsTable, usersTable } from "./schema.ts"
+import { read, SqlDatabase } from "./unit-of-work.ts"
+
+export const displayName = (u: { firstName: string; lastName: string; profileName: string | null }) => {
+  const full = `${u.firstName} ${u.lastName}`.trim()
+  return { name: full, displayName: u.profileName || full }
+}
+
+/** The organizer a principal books as: the delegated member, or the app's service identity. */
+export const organizerOf = async (q: Queryable, principal: Principal): Promise<Organizer> => {
+  if (principal.subjectUserId !== undefined) {
+    const [u] = await q.select().from(usersTable).where(eq(usersTable.id, principal.subjectUserId)).limit(1)
+    if (u) return { userId: u.id, ...(u.email ? { email: u.email } : {}), ...displayName(u) }
+  }
+  const [app] = await q
+    .select({ key: appsTable.key, appId: appsTable.appId })
+    .from(appsTable)
+    .where(eq(appsTable.id, principal.appId))
+  const name = app?.key ?? app?.appId ?? "app"
+  return { userId: actingUserId(principal), name, displayName: name }
+}
+
+/** Spec rule 6: a project admin is a delegated member whose membership role is admin. */
+export const isProjectAdmin = async (q: Queryable, principal: Principal, projectId: string): Promise<boolean> => {
+  if (principal.subjectUserId === undefined) return false
+  const [m] = await q
+    .select({ role: projectMembershipsTable.role })
+    .from(projectMembershipsTable)
+    .where(
+      and(
+        eq(projectMembershipsTable.projectId, projectId),
+        eq(projectMembershipsTable.userId, principal.subjectUserId),
+        eq(projectMembershipsTable.status, "active"),
+      ),
+    )
+  return m?.role === "admin"
+}
+
+/** Directory over the users, apps and memberships tables. */
+export const DirectoryPostgres = Layer.effect(
+  Directory,
+  Effect.gen(function* () {
+    const database = yield* SqlDatabase
+    const sqlRead = <A>(f: (q: Queryable) => Promise<A>) => read(f).pipe(Effect.provideService(SqlDatabase, database))
+    return Directory.of({
+      organizerOf: (p) => sqlRead((q) => organizerOf(q, p)),
+      isProjectAdmin: (p, projectId) =>
+        p.subjectUserId === undefined ? Effect.succeed(false) : sqlRead((q) => isProjectAdmin(q, p, projectId)),
+      resolveAttendees: (inputs) =>
+        inputs.length === 0
+          ? Effect.succeed([])
+          : Effect.gen(function* () {
+              const ids = inputs.flatMap((a) => (a.id ? [a.id] : []))
+              const emails = inputs.map((a) => a.email.toLowerCase())
+              const users = yield* sqlRead((q) =>
+                q
+                  .select()
+                  .from(usersTable)
+                  .where(
+                    ids.length > 0
+                      ? sql`${inArray(usersTable.id, ids)} or ${inArray(usersTable.emailNorm, emails)}`
+                      : inArray(usersTable.emailNorm, emails),
+                  ),
+              )
+              const byId = new Map(users.map((u) => [u.id, u]))
+              const byEmail = new Map(users.flatMap((u) => (u.emailNorm ? [[u.emailNorm, u] as const] : [])))
+              const unknown = inputs.flatMap((a, i) => (a.id && !byId.has(a.id) ? [`attendees.${i}.id: no user has this id`] : []))
+              if (unknown.length > 0) return yield* new ValidationFailed({ messages: unknown })
+              return inputs.map((a): Attendee => {
+                const user = a.id ? byId.get(a.id) : byEmail.get(a.email.toLowerCase())
+                return {
+                  ...(user ? { userId: user.id, name: displayName(user).displayName } : {}),
+                  email: a.email,
+                  type: a.type ?? "required",
+                  responseStatus: "needsAction",
+                }
+              })
+            }),
+    })
+  }),
+)

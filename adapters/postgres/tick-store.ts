@@ -1,0 +1,308 @@
+import { sql } from "drizzle-orm"
+import { Layer } from "effect"
+import type { Booking } from "../../core/booking/state.ts"
+import {
+  tickRank,
+  type TickKind,
+  type TimelineBooking,
+} from "../../core/booking/timeline.ts"
+import type { BookingTick, LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
+import { TickStore } from "../../core/ports/tick-store.ts"
+import { ticksToSchedule } from "../../core/booking/tick-schedule.ts"
+import { execute, wakeAfterCommit, type Queryable } from "./database.ts"
+import { write } from "./unit-of-work.ts"
+
+/**
+ * The scheduled_ticks table as the booking code and both scheduler adapters use it: write a
+ * booking's ticks inside the booking's transaction, claim due ticks, and the fired ledger.
+ */
+
+/** The Postgres NOTIFY channel new ticks announce themselves on (delivered at commit). */
+export const TICKS_CHANNEL = "keyspace_ticks"
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The timeline view of a stored booking (one occurrence: the booking's current times). */
+export const timelineBookingOf = (
+  booking: Booking,
+  options: { readonly paymentExpiresAt?: number | undefined } = {},
+): TimelineBooking => ({
+  id: booking.id,
+  status: booking.status,
+  start: booking.start,
+  end: booking.end,
+  createdAt: booking.createdAt,
+  paymentExpiresAt: options.paymentExpiresAt,
+  checkedIn: booking.checkIns.length > 0,
+})
+
+/**
+ * Replaces a booking's pending ticks with those of its current state, inside the caller's
+ * transaction (create, update, payment, check-in; cancel/check-out/terminal leave none).
+ *
+ * - Ticks already fired (`done`) are kept and never re-inserted: the unique key makes a
+ *   reschedule to the same time a no-op, so a reminder is sent at most once.
+ * - A reminder whose due time is already past at `now` is not scheduled (an update that moved
+ *   the start to 5 minutes from now must not announce "15 minutes to go"); transitions are
+ *   always scheduled, overdue ones fire at once.
+ * - On PostgreSQL a NOTIFY wakes every scheduler process when the transaction commits.
+ */
+export const scheduleTicks = (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+): Promise<void> => replaceTicks(tx, bookingId, snapshots, now, undefined)
+
+/** Same, for a booking created in this transaction: nothing to drop first. */
+export const scheduleNewTicks = (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+): Promise<void> => replaceTicks(tx, bookingId, snapshots, now, [])
+
+/** Same, for some occurrences of a series only: the other occurrences' ticks stay. */
+export const replaceOccurrenceTicks = (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+): Promise<void> =>
+  replaceTicks(
+    tx,
+    bookingId,
+    snapshots,
+    now,
+    snapshots.map((x) => x.occurrenceIndex),
+  )
+
+/**
+ * The TickStore port's replace: `occurrences` undefined drops every pending tick first, a list
+ * only those occurrences' (an empty list: nothing, the booking is new).
+ */
+export const replaceTicks = async (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+  occurrences: ReadonlyArray<number> | undefined,
+): Promise<void> => {
+  if (occurrences === undefined) {
+    await dropBookingTicks(tx, bookingId)
+  } else if (occurrences.length > 0) {
+    const list = sql.join(
+      occurrences.map((o) => sql`${o}`),
+      sql`, `,
+    )
+    await tx.execute(sql`delete from scheduled_ticks
+      where booking_id = ${bookingId} and state = 'pending' and occurrence_index in (${list})`)
+  }
+  const insert = ticksInsert(tx, bookingId, snapshots, now)
+  if (insert) await insert
+}
+
+/**
+ * The insert of the ticks of `snapshots` (unsent; undefined when none is due), waking the
+ * workers once the transaction commits. A create sends it in the same round trip as its rows.
+ */
+export const ticksInsert = (
+  tx: Queryable,
+  bookingId: string,
+  snapshots: ReadonlyArray<LifecycleSnapshot>,
+  now: number,
+) => {
+  const rows = ticksToSchedule(bookingId, snapshots, now)
+  if (rows.length === 0) return undefined
+  const values = sql.join(
+    rows.map(
+      (t) =>
+        sql`(${t.bookingId}, ${t.occurrenceIndex}, ${t.kind}, ${tickRank[t.kind]}, ${iso(t.dueAt)}::timestamptz, ${iso(t.dueAt)}::timestamptz, ${iso(now)}::timestamptz)`,
+    ),
+    sql`, `,
+  )
+  notifyTicks(tx)
+  return tx.execute(sql`
+    insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)
+    values ${values}
+    on conflict (booking_id, kind, due_at) do nothing`)
+}
+
+/** Drops every pending tick of a booking (cancel, check-out, reject, any terminal state). */
+export const dropBookingTicks = async (tx: Queryable, bookingId: string): Promise<void> => {
+  await tx.execute(
+    sql`delete from scheduled_ticks where booking_id = ${bookingId} and state = 'pending'`,
+  )
+}
+
+// Workers here and in other processes are woken after the commit (database.ts), not by a
+// NOTIFY inside the booking transaction.
+const notifyTicks = (tx: Queryable): void => wakeAfterCommit(tx, TICKS_CHANNEL)
+
+/** A claimed row. */
+export interface ClaimedTick extends BookingTick {
+  readonly id: number
+  readonly attempts: number
+}
+
+interface ClaimRow {
+  id: number | string
+  booking_id: string
+  occurrence_index: number
+  kind: TickKind
+  due_ms: number | string
+  attempts: number
+}
+
+/**
+ * Claims up to `limit` pending ticks runnable at `now`, in due order, locking them for the
+ * caller's transaction. SKIP LOCKED lets several processes claim disjoint rows concurrently.
+ * The order is exactly the partial index's (run_at, rank): an index scan that stops at
+ * `limit`, whatever the number of pending ticks (no sort over the backlog).
+ */
+export const claimDueTicks = async (
+  tx: Queryable,
+  now: number,
+  limit: number,
+): Promise<Array<ClaimedTick>> => {
+  const rows = await execute<ClaimRow>(
+    tx,
+    sql`select id, booking_id, occurrence_index, kind, attempts,
+          (extract(epoch from due_at) * 1000)::float8 as due_ms
+        from scheduled_ticks
+        where state = 'pending' and run_at <= ${iso(now)}::timestamptz
+        order by run_at, rank
+        limit ${limit}
+        for update skip locked`,
+  )
+  return rows.map(toClaimed)
+}
+
+/**
+ * The fired ledger: marks a tick done, inserting it if it was never scheduled here (Temporal
+ * mode). Returns false when it had already fired, so the caller applies nothing: this is what
+ * makes a retried activity or a second worker harmless.
+ */
+export const markTickFired = async (
+  tx: Queryable,
+  tick: BookingTick,
+  at: number,
+): Promise<boolean> => {
+  const rows = await execute<{ id: unknown }>(
+    tx,
+    sql`insert into scheduled_ticks
+          (booking_id, occurrence_index, kind, rank, due_at, run_at, state, attempts, fired_at, created_at)
+        values (${tick.bookingId}, ${tick.occurrenceIndex}, ${tick.kind}, ${tickRank[tick.kind]},
+          ${iso(tick.dueAt)}::timestamptz, ${iso(tick.dueAt)}::timestamptz, 'done', 1,
+          ${iso(at)}::timestamptz, ${iso(at)}::timestamptz)
+        on conflict (booking_id, kind, due_at) do update
+          set state = 'done', fired_at = excluded.fired_at,
+              attempts = scheduled_ticks.attempts + 1, last_error = null
+          where scheduled_ticks.state <> 'done'
+        returning id`,
+  )
+  return rows.length > 0
+}
+
+/**
+ * The embedded worker's ledger step for a row it has claimed: false when the row is gone or
+ * no longer pending (the booking's own transition earlier in this batch dropped it).
+ */
+export const markClaimedTickFired = async (
+  tx: Queryable,
+  tick: ClaimedTick,
+  at: number,
+): Promise<boolean> => {
+  const rows = await execute<{ id: unknown }>(
+    tx,
+    sql`update scheduled_ticks
+        set state = 'done', fired_at = ${iso(at)}::timestamptz, attempts = attempts + 1,
+            last_error = null
+        where id = ${tick.id} and state = 'pending'
+        returning id`,
+  )
+  return rows.length > 0
+}
+
+/** Undoes markClaimedTickFired when the booking turned out to be locked (tick deferred). */
+export const unmarkTickFired = async (tx: Queryable, tick: ClaimedTick): Promise<void> => {
+  await tx.execute(sql`update scheduled_ticks
+    set state = 'pending', fired_at = null, attempts = attempts - 1 where id = ${tick.id}`)
+}
+
+/** Re-claims one row for a transaction of its own (the slow path after a failed batch). */
+export const claimTickById = async (
+  tx: Queryable,
+  id: number,
+  now: number,
+): Promise<ClaimedTick | undefined> => {
+  const rows = await execute<ClaimRow>(
+    tx,
+    sql`select id, booking_id, occurrence_index, kind, attempts,
+          (extract(epoch from due_at) * 1000)::float8 as due_ms
+        from scheduled_ticks
+        where id = ${id} and state = 'pending' and run_at <= ${iso(now)}::timestamptz
+        for update skip locked`,
+  )
+  return rows.map(toClaimed)[0]
+}
+
+const toClaimed = (r: ClaimRow): ClaimedTick => ({
+  id: Number(r.id),
+  bookingId: r.booking_id,
+  occurrenceIndex: Number(r.occurrence_index),
+  kind: r.kind,
+  dueAt: Number(r.due_ms),
+  attempts: Number(r.attempts),
+})
+
+/** After a failed attempt: retry later with exponential backoff, give up after `maxAttempts`. */
+export const recordTickFailure = async (
+  tx: Queryable,
+  tick: ClaimedTick,
+  now: number,
+  error: string,
+  maxAttempts: number,
+): Promise<"retry" | "failed"> => {
+  const attempts = tick.attempts + 1
+  const failed = attempts >= maxAttempts
+  const retryAt = now + Math.min(2 ** attempts * 1000, 5 * 60_000)
+  await tx.execute(sql`
+    update scheduled_ticks
+      set attempts = ${attempts}, last_error = ${error.slice(0, 2000)},
+          state = ${failed ? "failed" : "pending"}, run_at = ${iso(retryAt)}::timestamptz
+      where id = ${tick.id}`)
+  return failed ? "failed" : "retry"
+}
+
+/** The earliest run time of a pending tick, if any (how long the worker may sleep). */
+export const nextRunAt = async (q: Queryable): Promise<number | undefined> => {
+  const rows = await execute<{ next_ms: number | string | null }>(
+    q,
+    sql`select (extract(epoch from min(run_at)) * 1000)::float8 as next_ms
+        from scheduled_ticks where state = 'pending'`,
+  )
+  const next = rows[0]?.next_ms
+  return next === null || next === undefined ? undefined : Number(next)
+}
+
+/** How many pending ticks are runnable at `now` (locked ones included). */
+export const countRunnable = async (q: Queryable, now: number): Promise<number> => {
+  const rows = await execute<{ n: number | string }>(
+    q,
+    sql`select count(*)::int as n from scheduled_ticks
+        where state = 'pending' and run_at <= ${iso(now)}::timestamptz`,
+  )
+  return Number(rows[0]?.n ?? 0)
+}
+
+/** The TickStore port over scheduled_ticks (the embedded worker's claims use the functions above). */
+export const TickStorePostgres = Layer.succeed(
+  TickStore,
+  TickStore.of({
+    replace: (bookingId, snapshots, now, only) =>
+      write("TickStore.replace", (tx) => replaceTicks(tx, bookingId, snapshots, now, only)),
+    drop: (bookingId) => write("TickStore.drop", (tx) => dropBookingTicks(tx, bookingId)),
+    markFired: (tick, at) => write("TickStore.markFired", (tx) => markTickFired(tx, tick, at)),
+  }),
+)

@@ -1,0 +1,157 @@
+import { Result } from "effect"
+import { actingUserId, type Principal } from "../auth/principal.ts"
+import type { PriceSummary } from "./pricing.ts"
+import { currentOccurrence, occurrenceEventId, parseRecurrenceRule } from "./recurrence.ts"
+import type { AssetKind, Attendee, Booking, BookingStatus, CheckIn, Organizer } from "./state.ts"
+import * as Interval from "../shared/interval.ts"
+
+/**
+ * A stored meeting as the stores hand it over: the booking record (shared fields of a single
+ * booking or a series master), its slots (one, or one per occurrence) and history records.
+ * Field names and Date-valued times follow the tables, so a store returns its rows as they
+ * are (no copy on the hot path) while no Drizzle type crosses a port.
+ */
+export interface BookingRecord {
+  readonly id: string
+  readonly projectId: string
+  readonly assetKind: string
+  readonly assetId: string
+  readonly title: string
+  readonly body: string | null
+  readonly status: string
+  readonly startAt: Date
+  readonly endAt: Date
+  readonly timePeriod: string | null
+  readonly organizer: Organizer
+  readonly organizerUserId: string
+  readonly attendees: Attendee[]
+  readonly estimatedAttendance: number | null
+  readonly pinCode: string
+  readonly checkIns: CheckIn[]
+  readonly checkOutAt: Date | null
+  readonly rrule: string | null
+  readonly anchorStartAt: Date | null
+  readonly anchorEndAt: Date | null
+  readonly paymentChannel: string | null
+  readonly discountCode: string | null
+  readonly frontendRedirectUrl: string | null
+  readonly price: PriceSummary | null
+  readonly createdByAppId: string
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+/** One occupied interval: a single booking's, or one occurrence of a series. */
+export interface SlotRecord {
+  readonly id: string
+  readonly bookingId: string
+  readonly projectId: string
+  readonly assetId: string
+  readonly occurrenceIndex: number
+  readonly startAt: Date
+  readonly endAt: Date
+  readonly status: string
+  readonly checkIns: CheckIn[]
+  readonly checkOutAt: Date | null
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+export interface HistoryRecord {
+  readonly id: string
+  readonly bookingId: string
+  readonly action: string
+  readonly at: Date
+  readonly by: string | null
+  readonly data: Record<string, unknown> | null
+  readonly createdAt: Date
+}
+
+/** A booking with its occupied slots, in occurrence order. */
+export interface StoredBooking {
+  readonly row: BookingRecord
+  readonly slots: ReadonlyArray<SlotRecord>
+}
+
+/** Fields of a booking record the core status machine does not model (payment hand-off, desk period). */
+export interface BookingExtras {
+  readonly timePeriod?: string | undefined
+  readonly paymentChannel?: string | undefined
+  readonly discountCode?: string | undefined
+  readonly frontendRedirectUrl?: string | undefined
+  readonly price?: PriceSummary | undefined
+  readonly createdByAppId: string
+}
+
+/** The core record of one occurrence (a single booking has exactly one). */
+export const toCoreBooking = (row: BookingRecord, slot: SlotRecord): Booking => ({
+  id: row.id,
+  projectId: row.projectId,
+  assetKind: row.assetKind as AssetKind,
+  assetId: row.assetId,
+  title: row.title,
+  ...(row.body === null ? {} : { body: row.body }),
+  status: slot.status as BookingStatus,
+  start: slot.startAt.getTime(),
+  end: slot.endAt.getTime(),
+  organizer: row.organizer,
+  attendees: row.attendees,
+  ...(row.estimatedAttendance === null ? {} : { estimatedAttendance: row.estimatedAttendance }),
+  pinCode: row.pinCode,
+  checkIns: slot.checkIns,
+  ...(slot.checkOutAt === null ? {} : { checkOutAt: slot.checkOutAt.getTime() }),
+  ...(row.rrule === null || row.anchorStartAt === null || row.anchorEndAt === null
+    ? {}
+    : {
+        recurrence: {
+          rrule: row.rrule,
+          anchorStart: row.anchorStartAt.getTime(),
+          anchorEnd: row.anchorEndAt.getTime(),
+        },
+      }),
+  createdAt: row.createdAt.getTime(),
+  updatedAt: row.updatedAt.getTime(),
+})
+
+/** The occurrence a master shows and actions act on (spec rule 7: the first not yet ended). */
+export const currentSlot = (stored: StoredBooking, timeZone: string, now: number): SlotRecord => {
+  const { row, slots } = stored
+  if (row.rrule === null || row.anchorStartAt === null || row.anchorEndAt === null || slots.length <= 1)
+    return slots[0]!
+  const rule = parseRecurrenceRule(row.rrule)
+  if (Result.isFailure(rule)) return slots[0]!
+  const current = currentOccurrence(
+    {
+      masterId: row.id,
+      rule: rule.success,
+      anchor: Interval.make(row.anchorStartAt.getTime(), row.anchorEndAt.getTime()),
+      timeZone,
+    },
+    now,
+  )
+  if (current === undefined) return slots[slots.length - 1]!
+  return slots.find((s) => s.startAt.getTime() === current.start) ?? slots[slots.length - 1]!
+}
+
+/** The occurrence event id of a series' slot; undefined for a single booking. */
+export const occurrenceIdOf = (stored: StoredBooking, slot: SlotRecord): string | undefined =>
+  stored.row.rrule === null ? undefined : occurrenceEventId(stored.row.id, slot.startAt.getTime())
+
+/** pinCode is a secret: the operator, the organizer and the app that booked (as itself) see it. */
+export const showPinTo = (principal: Principal | "operator", row: BookingRecord): boolean =>
+  principal === "operator" ||
+  actingUserId(principal) === row.organizerUserId ||
+  (principal.grant === "app_credentials" && principal.appId === row.createdByAppId)
+
+/**
+ * A uniform 6-digit PIN, by rejection sampling (2^32 is not a multiple of 10^6). Web Crypto is
+ * a global of every runtime Keyspace runs on (Node, Bun, Deno): no import, no port needed.
+ */
+export const newPinCode = (): string => {
+  const buf = new Uint32Array(1)
+  const limit = Math.floor(0x1_0000_0000 / 1_000_000) * 1_000_000
+  for (;;) {
+    globalThis.crypto.getRandomValues(buf)
+    if (buf[0]! < limit) return String(buf[0]! % 1_000_000).padStart(6, "0")
+  }
+}

@@ -1,0 +1,59 @@
+import { Context, type Effect, type Option } from "effect"
+import type { SlotTaken } from "../booking/errors.ts"
+import type { BookingExtras, HistoryRecord, SlotRecord, StoredBooking } from "../booking/meeting.ts"
+import type { Occurrence } from "../booking/recurrence.ts"
+import type { Transitioned } from "../booking/transitions.ts"
+import type { Interval } from "../shared/interval.ts"
+
+/** What a write of one occurrence records besides the core transition. */
+export interface SaveOptions {
+  readonly historyData?: Record<string, unknown> | undefined
+  readonly occurrenceEventId?: string | undefined
+  /** A desk's period: set (a name), cleared (null) or kept (undefined). */
+  readonly timePeriod?: string | null | undefined
+  /** Payment hand-off fields an update may change. */
+  readonly rowPatch?: {
+    readonly paymentChannel?: string | null
+    readonly discountCode?: string | null
+    readonly frontendRedirectUrl?: string | null
+  }
+}
+
+/**
+ * Where bookings, their slots, histories and booking events are kept. Slot writes are the
+ * double-booking guard: two live slots of one asset never overlap (SlotTaken), whatever the
+ * use cases read before. Methods marked "in tx" die outside a UnitOfWork transaction.
+ */
+export class BookingStore extends Context.Service<
+  BookingStore,
+  {
+    readonly load: (id: string) => Effect.Effect<Option.Option<StoredBooking>>
+    /** In tx: the booking under a row lock, so concurrent changes of it serialize. */
+    readonly loadForUpdate: (id: string) => Effect.Effect<Option.Option<StoredBooking>>
+    /** In tx: the booking, its slots, the create history and its events; an overlap is SlotTaken. */
+    readonly insert: (
+      created: Transitioned,
+      occurrences: ReadonlyArray<Occurrence>,
+      extras: BookingExtras,
+    ) => Effect.Effect<StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }, SlotTaken>
+    /** In tx: one occurrence's transition (slot, booking record, history, events); an overlap is SlotTaken. */
+    readonly saveTransition: (
+      stored: StoredBooking,
+      slot: SlotRecord,
+      result: Transitioned,
+      options: SaveOptions,
+    ) => Effect.Effect<StoredBooking, SlotTaken>
+    /** Whether a live slot of the asset (of another booking than `except`) overlaps one of the intervals. */
+    readonly anyLiveOverlap: (
+      assetId: string,
+      intervals: ReadonlyArray<Interval>,
+      except?: string | undefined,
+    ) => Effect.Effect<boolean>
+    /** In tx: the organizer's unpaid bookings, counted under a per-organizer lock (the hold cap cannot be raced). */
+    readonly unpaidHoldsOf: (organizerUserId: string) => Effect.Effect<number>
+    /** Histories of the bookings, oldest first. */
+    readonly histories: (
+      ids: ReadonlyArray<string>,
+    ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<HistoryRecord>>>
+  }
+>()("keyspace/ports/BookingStore") {}

@@ -1,0 +1,16 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Manifest } from "../tenancy/manifest.ts"
+import type { ManifestIds } from "../tenancy/manifest-ids.ts"
+
+/** Tenancy as provisioned by the operator's manifest. */
+export class ManifestStore extends Context.Service<
+  ManifestStore,
+  {
+    /** Applies a validated manifest (idempotent; in tx) and returns the key -> id map. */
+    readonly apply: (manifest: Manifest) => Effect.Effect<ManifestIds>
+    /** The key -> id map of everything provisioned so far. */
+    readonly ids: () => Effect.Effect<ManifestIds>
+    /** How many projects exist, and the id of the one keyed `demo` (the demo seed's check). */
+    readonly census: () => Effect.Effect<{ readonly projects: number; readonly demoProjectId: Option.Option<string> }>
+  }
+>()("keyspace/ports/ManifestStore") {}

@@ -1,0 +1,23 @@
+import { Context, type Effect, type Option } from "effect"
+import type { AppRecord, NewToken, TokenGrant } from "../auth/records.ts"
+
+/** Apps and their tokens (hashes only). */
+export class TokenStore extends Context.Service<
+  TokenStore,
+  {
+    /** The app a token grant names by its app_id. */
+    readonly app: (appId: string) => Effect.Effect<Option.Option<AppRecord>>
+    readonly insert: (token: NewToken) => Effect.Effect<void>
+    /**
+     * The grant behind a token hash, current as of a read that starts now (every process's
+     * caches follow any committed revocation or app change): the hot path of every request.
+     */
+    readonly grantOf: (hash: string) => Effect.Effect<Option.Option<TokenGrant>>
+    /** Revokes a live, unexpired refresh token exactly once; its app when it did (in tx). */
+    readonly rotateRefresh: (hash: string, now: number) => Effect.Effect<Option.Option<{ readonly appId: string }>>
+    /** Withdraws the member's delegated (act_as) tokens minted through this app (in tx). */
+    readonly revokeDelegated: (appId: string, userId: string, now: number) => Effect.Effect<void>
+    /** Replaces the app's secret hash; false when no app has this app_id. */
+    readonly setSecretHash: (appId: string, secretHash: string, now: number) => Effect.Effect<boolean>
+  }
+>()("keyspace/ports/TokenStore") {}

@@ -1,0 +1,72 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { Clock } from "../ports/clock.ts"
+import { ManifestStore } from "../ports/manifest-store.ts"
+import { Secrets } from "../ports/secrets.ts"
+import { TokenStore } from "../ports/token-store.ts"
+import { UnitOfWork } from "../ports/unit-of-work.ts"
+import { NotFound, ValidationFailed } from "../shared/errors.ts"
+import { demoManifest, type DemoSeed } from "./demo-manifest.ts"
+import { type Manifest, manifestReferenceErrors } from "./manifest.ts"
+
+/** The operator's provisioning: the manifest, app secrets, and the demo seed. */
+export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy", {
+  make: Effect.gen(function* () {
+    const uow = yield* UnitOfWork
+    const store = yield* ManifestStore
+    const tokens = yield* TokenStore
+    const secrets = yield* Secrets
+    const clock = yield* Clock
+
+    /**
+     * PUT /admin/v1/manifest: applies a decoded manifest in one transaction. `extraErrors` are
+     * the edge's own checks (webhook URL policy), reported with the reference errors in one 400.
+     */
+    const applyManifest = Effect.fn("Tenancy.applyManifest")(function* (
+      manifest: Manifest,
+      extraErrors: ReadonlyArray<string> = [],
+    ) {
+      const messages = [...manifestReferenceErrors(manifest), ...extraErrors]
+      if (messages.length > 0) return yield* new ValidationFailed({ messages })
+      // Every process's caches follow this commit without a call here (cache_epoch triggers).
+      return yield* uow.transaction(store.apply(manifest))
+    })
+
+    /** GET /admin/v1/manifest/ids. */
+    const manifestIds = Effect.fn("Tenancy.manifestIds")(function* () {
+      return yield* store.ids()
+    })
+
+    /**
+     * Rotates an app's secret (POST /admin/v1/apps/{appId}/secret): the new secret is returned
+     * once and only its hash is kept. The old secret stops working at once on every process
+     * (cache_epoch); tokens already issued stay valid until they expire.
+     */
+    const rotateAppSecret = Effect.fn("Tenancy.rotateAppSecret")(function* (appId: string, chosen?: string) {
+      const appSecret = chosen ?? secrets.opaqueToken()
+      // Hashed before writing: the hash is deliberately slow and holds no lock.
+      const secretHash = yield* secrets.hash(appSecret)
+      const updated = yield* tokens.setSecretHash(appId, secretHash, clock.now())
+      if (!updated) return yield* new NotFound({ entity: "app", id: appId })
+      return { appId, appSecret }
+    })
+
+    /** Seeds the demo project on an empty database; the credentials to print when it did. */
+    const seedDemo = Effect.fn("Tenancy.seedDemo")(function* () {
+      const census = yield* store.census()
+      if (census.projects > 0) {
+        const seed: DemoSeed = { seeded: false, projectId: Option.getOrUndefined(census.demoProjectId) }
+        return seed
+      }
+      const appSecret = secrets.opaqueToken()
+      const ids = yield* uow.transaction(store.apply(demoManifest(appSecret)))
+      const projectId = ids.projects.demo?.id
+      if (projectId === undefined) return yield* Effect.die(new Error("the demo manifest provisioned no demo project"))
+      const seed: DemoSeed = { seeded: true, appId: "demo-app", appSecret, projectId }
+      return seed
+    })
+
+    return { applyManifest, manifestIds, rotateAppSecret, seedDemo }
+  }),
+}) {
+  static readonly layer = Layer.effect(Tenancy, Tenancy.make)
+}

@@ -1,0 +1,74 @@
+import { Cause, Effect, Exit } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { defaultMeetingConfig } from "../../../core/booking/timeline.ts"
+import type { LifecycleSnapshot } from "../../../core/ports/lifecycle-scheduler.ts"
+import { LifecycleSignals } from "../../../core/ports/lifecycle-signals.ts"
+import { Outbox } from "../../../core/ports/outbox.ts"
+import { TickStore } from "../../../core/ports/tick-store.ts"
+import { UnitOfWork } from "../../../core/ports/unit-of-work.ts"
+import { parseConfig } from "../../../adapters/config/config.ts"
+import { SchedulerWake } from "../../../adapters/scheduler/signals.ts"
+import { makeAppRuntime } from "../../../adapters/wiring/app-layer.ts"
+
+const start = Date.parse("2026-06-01T09:00:00Z")
+let seq = 0
+const runtime = makeAppRuntime({
+  config: parseConfig({}),
+  clock: { now: () => start - 3_600_000, mode: "manual" },
+  newId: () => `id-${++seq}`,
+  storage: { profile: "memory" },
+})
+afterAll(() => runtime.dispose())
+
+const snapshot = (status: "active" | "unpaid" = "active"): LifecycleSnapshot => ({
+  booking: { id: "b1", status, start, end: start + 3_600_000, createdAt: start - 7_200_000, checkedIn: false },
+  config: defaultMeetingConfig,
+  occurrenceIndex: 0,
+})
+const inTx = <A, E>(self: Effect.Effect<A, E, TickStore | Outbox>) =>
+  Effect.gen(function* () {
+    const uow = yield* UnitOfWork
+    return yield* uow.transaction(self)
+  })
+
+describe("lifecycle ports (memory profile)", () => {
+  it("a tick write outside a transaction dies", async () => {
+    const exit = await runtime.runPromiseExit(Effect.flatMap(TickStore, (t) => t.replace("b1", [snapshot()], start)))
+    expect(Exit.isFailure(exit) && Cause.hasDies(exit.cause)).toBe(true)
+  })
+
+  it("the fired ledger applies a tick once", async () => {
+    const tick = { bookingId: "b1", occurrenceIndex: 0, kind: "end" as const, dueAt: start + 3_600_000 }
+    const fire = () => runtime.runPromise(inTx(Effect.flatMap(TickStore, (t) => t.markFired(tick, tick.dueAt))))
+    await runtime.runPromise(inTx(Effect.flatMap(TickStore, (t) => t.replace("b1", [snapshot()], start - 3_600_000, []))))
+    expect(await fire()).toBe(true)
+    expect(await fire()).toBe(false)
+    // A reschedule keeps the fired tick fired.
+    await runtime.runPromise(inTx(Effect.flatMap(TickStore, (t) => t.replace("b1", [snapshot()], start - 3_600_000))))
+    expect(await fire()).toBe(false)
+  })
+
+  it("outbox writes die outside a transaction", async () => {
+    const exit = await runtime.runPromiseExit(Effect.flatMap(Outbox, (o) => o.record({ projectId: "p", bookingId: "b1", assetKind: "room" }, [])))
+    expect(Exit.isFailure(exit) && Cause.hasDies(exit.cause)).toBe(true)
+  })
+
+  it("a booking commit reaches the subscribed scheduler, and a failing one never fails the caller", async () => {
+    const seen: Array<string> = []
+    const unsubscribe = await runtime.runPromise(
+      Effect.map(SchedulerWake, (w) => w.subscribe((id, signal) => void seen.push(`${id}:${signal}`))),
+    )
+    const failing = await runtime.runPromise(
+      Effect.map(SchedulerWake, (w) =>
+        w.subscribe(() => {
+          throw new Error("Temporal unreachable")
+        }),
+      ),
+    )
+    await runtime.runPromise(Effect.flatMap(LifecycleSignals, (s) => s.bookingCommitted("b1", "create")))
+    unsubscribe()
+    failing()
+    await runtime.runPromise(Effect.flatMap(LifecycleSignals, (s) => s.bookingCommitted("b1", "cancel")))
+    expect(seen).toEqual(["b1:create"])
+  })
+})
