@@ -349,22 +349,25 @@ const main = async () => {
       const desksPath = `/desks?projectId=${project}&startDateTime=${encodeURIComponent(iso(windowStart))}&endDateTime=${encodeURIComponent(iso(windowStart + HOUR))}&limit=100`
       const meetingsPath = `/meetings?projectId=${project}&from=${encodeURIComponent(iso(day0))}&to=${encodeURIComponent(iso(day0 + 7 * 24 * HOUR))}`
       const reads: Array<[string, string]> = [[`room availability search (${ROOMS.toLocaleString("en")} rooms)`, roomsPath], ["desk listing, free in a window (10,000 desks)", desksPath], ["GET /meetings, one week", meetingsPath]]
-      for (const [name, path] of reads) {
+      // The room search also at 1 client (the issue's p99 <= 50 ms row); every read at 16.
+      const runs: Array<[string, string, number]> = [[reads[0]![0], reads[0]![1], 1], ...reads.map(([n, p]): [string, string, number] => [n, p, 16])]
+      for (const [name, path, connections] of runs) {
         const bytes = Buffer.from(await (await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer())
-        const [ours, mem] = await withPeakRss(pid, () => withCpu(pid, () => load(base + path, { connections: 16, token })))
+        const [ours, mem] = await withPeakRss(pid, () => withCpu(pid, () => load(base + path, { connections, token })))
         const file = `/tmp/keyspace-bench-bare-${port}.json`
         writeFileSync(file, bytes)
         const barePort = port + 50
         const bare = await startChild([process.execPath, "--import", "tsx", "bench/bare-server.ts"], { BARE_FILE: file }, async (p) => (await fetch(`http://127.0.0.1:${p}/`)).ok, barePort)
-        const limit = await load(`http://127.0.0.1:${barePort}${path}`, { connections: 16 })
+        const limit = await load(`http://127.0.0.1:${barePort}${path}`, { connections })
         await stopChild(bare)
         const okShare = (ours.statuses["200"] ?? 0) / Math.max(1, ours.requests)
-        results[`${name}${tag}`] = { ours, bare: limit, bytes: bytes.length, peakRssMb: mem, okShare }
+        const key = `${name}${tag}${connections === 16 ? "" : `, ${connections} client`}`
+        results[key] = { ours, bare: limit, bytes: bytes.length, peakRssMb: mem, okShare }
         rows.push({
-          name: `${name}${tag}, ${(bytes.length / 1024).toFixed(0)} KiB`,
+          name: `${name}${tag}, ${(bytes.length / 1024).toFixed(0)} KiB, ${connections} client${connections === 1 ? "" : "s"}`,
           ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms, ${ours.cpuMsPerRequest} CPU ms/req`,
-          limit: `${limit.reqPerSec} req/s p50 ${limit.p50} p99 ${limit.p99} ms`,
-          ratio: `p99 x${(ours.p99 / Math.max(1, limit.p99)).toFixed(1)}, req/s ${(ours.reqPerSec / Math.max(1, limit.reqPerSec)).toFixed(2)}`,
+          limit: `${limit.reqPerSec} req/s p50 ${limit.p50} p99 ${limit.p99} ms${connections === 1 ? "; p99 <= 50 ms" : ""}`,
+          ratio: `p99 x${(ours.p99 / Math.max(1, limit.p99)).toFixed(1)}, req/s ${(ours.reqPerSec / Math.max(1, limit.reqPerSec)).toFixed(2)}${connections === 1 ? `, p99 x${(ours.p99 / 50).toFixed(2)} of 50 ms` : ""}`,
           memoryMb: mem,
         })
         print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours} | bare ${rows.at(-1)!.limit}`)
