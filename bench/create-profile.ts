@@ -21,7 +21,7 @@ import { parseArgs } from "node:util"
 import postgres from "postgres"
 import { freshPostgresDatabase } from "../test/support/databases.ts"
 import { summariseCpuProfile } from "./cpu-profile.ts"
-import { cpuMs, startChild, stopChild } from "./support.ts"
+import { cpuMs, startChild, stderrOf, stopChild } from "./support.ts"
 
 const { values: args } = parseArgs({
   options: {
@@ -151,6 +151,7 @@ try {
   console.log(`\nload: ${args.connections} connections, ${args.duration} s: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} p99 ${result.latency.p99} ms, statuses ${JSON.stringify(statuses)}`)
   console.log(`server CPU per create: ${((c1 - c0) / Math.max(1, n)).toFixed(2)} ms (${((c1 - c0) / 10 / Number(args.duration)).toFixed(0)}% of one core)`)
   console.log(`per create: ${per("c")} commits, ${per("r")} rollbacks, ${per("i")} rows inserted, ${per("f")} rows fetched, ${per("t")} rows returned; backend active ${per("active_time")} ms`)
+  if (Object.keys(statuses).some((k) => k.startsWith("5"))) console.log(`\nserver stderr (last 4,000 characters):\n${stderrOf(server)}`)
   const total = [...waits.values()].reduce((a, b) => a + b, 0)
   console.log(`backend states sampled (share): ${[...waits.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${((100 * v) / total).toFixed(0)}%`).join(", ")}`)
 } finally {

@@ -25,6 +25,10 @@ export const cpuMs = (pid: number): number => {
   }
 }
 
+const stderrTails = new WeakMap<ChildProcess, () => string>()
+/** The last 4,000 characters the child wrote to stderr (its error log lines). */
+export const stderrOf = (child: ChildProcess): string => stderrTails.get(child)?.() ?? ""
+
 const healthy = async (port: number) => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok
 
 /** Starts `command` with PORT set and polls `ready` every `pollMs` until it answers. */
@@ -38,6 +42,7 @@ export const startChild = async (
   const child = spawn(command[0]!, command.slice(1), { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""
   child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
+  stderrTails.set(child, () => stderr)
   for (let i = 0; i < 60_000 / pollMs; i++) {
     if (child.exitCode !== null) throw new Error(`${command.join(" ")} exited: ${stderr}`)
     if (await ready(port).catch(() => false)) return child
