@@ -1,3 +1,4 @@
+import type { Bookings } from "./booking/bookings.ts"
 import type { Tokens } from "./auth/tokens.ts"
 import type { PartnerMembers } from "./member/members.ts"
 import type { Tenancy } from "./tenancy/tenancy.ts"
@@ -9,4 +10,4 @@ import type { Meetings } from "./booking/meeting-queries.ts"
  * typed against the failures these declare: a use case that can fail with a tag the table has
  * no row for does not compile. A new use-case service is added to this union.
  */
-export type UseCases = PartnerMembers | Tokens | Tenancy | Assets | Meetings
+export type UseCases = Bookings | PartnerMembers | Tokens | Tenancy | Assets | Meetings

@@ -181,24 +181,59 @@ const freeDuringPeriods = (windows: Extract<DeskWindows, { _tag: "FreeIn" }>["wi
 interface ProjectAssets {
   readonly ordered: ReadonlyArray<Asset>
   readonly byId: ReadonlyMap<string, Asset>
+  /** Distinct (stored config, status) of the project's assets: a desk's bookable window depends on these only. */
+  readonly groups: ReadonlyArray<DeskGroup>
+  /** groupOf[i] = the index in `groups` of ordered[i]. */
+  readonly groupOf: Int32Array
 }
 
+/** Groups by (interned config, status), computed once per cache generation. */
+const grouped = (ordered: ReadonlyArray<Asset>): Pick<ProjectAssets, "groups" | "groupOf"> => {
+  const index = new Map<unknown, Map<string, number>>()
+  const groups: DeskGroup[] = []
+  const groupOf = new Int32Array(ordered.length)
+  ordered.forEach((a, i) => {
+    let byStatus = index.get(a.record.rawConfig)
+    if (byStatus === undefined) index.set(a.record.rawConfig, (byStatus = new Map()))
+    let g = byStatus.get(a.status)
+    if (g === undefined) {
+      g = groups.length
+      byStatus.set(a.status, g)
+      groups.push({ projectId: a.projectId, timeZone: a.timeZone, rawConfig: a.record.rawConfig, config: a.config, status: a.status })
+    }
+    groupOf[i] = g
+  })
+  return { groups, groupOf }
+}
+
+const hasExactRoomFilters = (f: RoomFilter) =>
+  f.zoneId !== undefined ||
+  f.floorId !== undefined ||
+  f.locationId !== undefined ||
+  f.ids !== undefined ||
+  (f.status !== undefined && f.status.length > 0) ||
+  f.type !== undefined ||
+  f.minCapacity !== undefined
+
+const hasExactDeskFilters = (f: DeskFilter) =>
+  f.brandId !== undefined ||
+  f.zoneId !== undefined ||
+  f.floorId !== undefined ||
+  f.locationId !== undefined ||
+  f.ids !== undefined ||
+  (f.statuses !== undefined && f.statuses.length > 0)
+
 /**
- * Ids of assets with a live slot overlapping [start, end): one statement through the exclusion
- * constraint's GiST index (same range expression and live-status predicate), instead of one
- * probe per asset.
+ * Ids of the project's rooms or desks with no live slot overlapping [start, end): one
+ * statement (an anti join over booking_slots_asset_end_idx, as the listings always did), and
+ * only ids travel back; the records come from the cache.
  */
-const busyAssets = async (q: Queryable, projectId: string, start: number, end: number): Promise<Set<string>> => {
+const freeAssets = async (q: Queryable, kind: AssetKind, projectId: string, start: number, end: number): Promise<Set<string>> => {
+  const table = kind === "room" ? roomsTable : desksTable
   const rows = await q
-    .selectDistinct({ id: bookingSlotsTable.assetId })
-    .from(bookingSlotsTable)
-    .where(
-      and(
-        inArray(bookingSlotsTable.status, [...LIVE_STATUSES]),
-        sql`tstzrange(${bookingSlotsTable.startAt}, ${bookingSlotsTable.endAt}, '[)') && tstzrange(${timestamp(start)}, ${timestamp(end)}, '[)')`,
-        eq(bookingSlotsTable.projectId, projectId),
-      ),
-    )
+    .select({ id: table.id })
+    .from(table)
+    .where(and(eq(table.projectId, projectId), sql`not ${liveOverlap(table.id, timestamp(start), timestamp(end))}`))
   return new Set(rows.map((r) => r.id))
 }
 
@@ -322,7 +357,7 @@ export const AssetStorePostgres = Layer.effect(
                     .orderBy(asc(desksTable.index), asc(desksTable.name), asc(desksTable.id)),
           )
           const ordered = yield* assetsOf(kind, rows)
-          return { ordered, byId: new Map(ordered.map((a) => [a.id, a])) }
+          return { ordered, byId: new Map(ordered.map((a) => [a.id, a])), ...grouped(ordered) }
         })
         return (yield* Effect.promise(() => cache.getOrLoad(projectId, () => Effect.runPromiseWith(ctx)(load))))!
       })
@@ -332,10 +367,12 @@ export const AssetStorePostgres = Layer.effect(
         const rooms = yield* projectAssets("room", f.projectId)
         if (f.name === undefined) {
           // Every filter but the name is an exact comparison: run it on the cached records, and
-          // learn the busy rooms in one indexed statement.
-          const busy = f.freeDuring ? yield* read((q) => busyAssets(q, f.projectId, f.freeDuring!.start, f.freeDuring!.end)) : undefined
-          const matches = roomMatches(f)
-          return rooms.ordered.filter((a) => matches(a) && !(busy?.has(a.id) ?? false))
+          // learn the free rooms in one statement.
+          const window = f.freeDuring
+          const free = window ? yield* read((q) => freeAssets(q, "room", f.projectId, window.start, window.end)) : undefined
+          const matches = hasExactRoomFilters(f) ? roomMatches(f) : undefined
+          if (matches === undefined && free === undefined) return rooms.ordered
+          return rooms.ordered.filter((a) => (matches === undefined || matches(a)) && (free === undefined || free.has(a.id)))
         }
         // Only ids travel back: the rows are the cached records (a change empties the cache first).
         const ids = yield* read((q) =>
@@ -361,33 +398,19 @@ export const AssetStorePostgres = Layer.effect(
     /** One project and no ILIKE filter: desks are filtered, judged and paged on the cached records. */
     const cachedDeskSearch = (f: DeskFilter) => f.projectIds.length === 1 && f.name === undefined && f.email === undefined
 
-    /** (stored config, status) of one project's cached desks: the config is interned, so by identity. */
-    const byGroup = <V>() => {
-      const m = new Map<unknown, Map<string, V>>()
-      return {
-        get: (config: unknown, status: string) => m.get(config)?.get(status),
-        set: (config: unknown, status: string, v: V) => {
-          let inner = m.get(config)
-          if (inner === undefined) m.set(config, (inner = new Map()))
-          inner.set(status, v)
-        },
-      }
-    }
-
     const deskGroups = (f: DeskFilter) =>
       Effect.gen(function* () {
         if (f.projectIds.length === 0) return []
         if (cachedDeskSearch(f)) {
           const desks = yield* projectAssets("desk", f.projectIds[0]!)
+          if (!hasExactDeskFilters(f)) return desks.groups
+          // The cached group objects, so searchDesks finds a window by identity.
           const matches = deskMatches(f)
-          const seen = byGroup<true>()
-          const groups: DeskGroup[] = []
-          for (const a of desks.ordered) {
-            if (!matches(a) || seen.get(a.record.rawConfig, a.status)) continue
-            seen.set(a.record.rawConfig, a.status, true)
-            groups.push({ projectId: a.projectId, timeZone: a.timeZone, rawConfig: a.record.rawConfig, config: a.config, status: a.status })
-          }
-          return groups
+          const used = new Set<number>()
+          desks.ordered.forEach((a, i) => {
+            if (matches(a)) used.add(desks.groupOf[i]!)
+          })
+          return desks.groups.filter((_, g) => used.has(g))
         }
         const groups = yield* read((q) =>
           q
@@ -414,22 +437,40 @@ export const AssetStorePostgres = Layer.effect(
         if (cachedDeskSearch(f)) {
           const projectId = f.projectIds[0]!
           const desks = yield* projectAssets("desk", projectId)
-          const matches = deskMatches(f)
-          let selected = desks.ordered.filter(matches)
+          const matches = hasExactDeskFilters(f) ? deskMatches(f) : undefined
+          if (windows._tag === "All" && matches === undefined)
+            return { desks: desks.ordered.slice(page.offset, page.offset + page.limit), total: desks.ordered.length }
+          // Per group: left out (no window), always free (an empty window), or free when in the
+          // window's free set (one statement per distinct window; usually one in all).
+          const freeIn: Array<Set<string> | "all" | undefined> = desks.groups.map(() => (windows._tag === "All" ? "all" : undefined))
           if (windows._tag === "FreeIn") {
-            // Busy desks per distinct window (one statement each; usually one window in all).
-            const busyBy = new Map<string, Set<string>>()
+            const freeBy = new Map<string, Set<string>>()
+            const slot = new Map(desks.groups.map((g, i) => [g, i]))
             for (const w of windows.windows) {
+              // By identity; by value when the cache was refilled since deskGroups (a manifest change).
+              const g =
+                slot.get(w.group) ??
+                desks.groups.findIndex(
+                  (c) => c.status === w.group.status && JSON.stringify(c.rawConfig) === JSON.stringify(w.group.rawConfig),
+                )
+              if (g < 0) continue
+              if (w.end <= w.start) {
+                freeIn[g] = "all"
+                continue
+              }
               const key = `${w.start}/${w.end}`
-              if (w.end > w.start && !busyBy.has(key)) busyBy.set(key, yield* read((q) => busyAssets(q, projectId, w.start, w.end)))
+              let free = freeBy.get(key)
+              if (free === undefined) freeBy.set(key, (free = yield* read((q) => freeAssets(q, "desk", projectId, w.start, w.end))))
+              freeIn[g] = free
             }
-            const windowOf = byGroup<(typeof windows.windows)[number]>()
-            for (const w of windows.windows) windowOf.set(w.group.rawConfig, w.group.status, w)
-            selected = selected.filter((a) => {
-              const w = windowOf.get(a.record.rawConfig, a.status)
-              if (w === undefined) return false
-              return w.end <= w.start || !busyBy.get(`${w.start}/${w.end}`)!.has(a.id)
-            })
+          }
+          const selected: Asset[] = []
+          const { ordered, groupOf } = desks
+          for (let i = 0; i < ordered.length; i++) {
+            const a = ordered[i]!
+            const free = freeIn[groupOf[i]!]
+            if (free === undefined || (free !== "all" && !free.has(a.id))) continue
+            if (matches === undefined || matches(a)) selected.push(a)
           }
           return { desks: selected.slice(page.offset, page.offset + page.limit), total: selected.length }
         }
