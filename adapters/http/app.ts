@@ -5,7 +5,7 @@ import { ValidationFailed } from "../../core/shared/errors.ts"
 import { Cause, Exit } from "effect"
 import { Tokens } from "../../core/auth/tokens.ts"
 import { isSharedManual } from "../clock/shared-clock.ts"
-import type { Services } from "../wiring/services.ts"
+import type { HttpDeps } from "./http-deps.ts"
 import type { AppEnv } from "./app-env.ts"
 import { failureBody } from "./envelope.ts"
 import { requestBodies } from "./request-body.ts"
@@ -50,7 +50,7 @@ export interface AppParts {
 }
 
 /** The one Hono app every runtime serves. */
-export const makeApp = (s: Services, parts: AppParts = {}) => {
+export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
   const app = new Hono<AppEnv>()
 
   // One request log line and the request metrics per request; the request id on every line.

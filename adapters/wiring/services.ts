@@ -6,7 +6,7 @@ import type { Tracer } from "../observability/tracing.ts"
 import type { Caches } from "../postgres/cache-epoch.ts"
 import type { Database } from "../postgres/database.ts"
 import type { AppRuntime } from "./app-layer.ts"
-import type { Logger } from "./logger.ts"
+import type { Logger } from "../observability/logger.ts"
 
 /**
  * Everything a request handler or background worker may touch, built once at start

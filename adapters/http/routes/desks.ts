@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { deskRef } from "../../../core/booking/asset.ts"
 import { Assets, type DeskSearch } from "../../../core/booking/assets.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
-import type { Services } from "../../wiring/services.ts"
+import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
 import { makeRun } from "../run.ts"
@@ -16,7 +16,7 @@ import { instantOf, windowOf } from "./meeting-rooms.ts"
 const IdParam = Schema.Struct({ id: ObjectId })
 
 /** GET /desks and GET /desks/{id} (spec Endpoints > Desks). */
-export const deskRoutes = (s: Services) => {
+export const deskRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
   return new Hono<AppEnv>()
     .get("/", (c) => {

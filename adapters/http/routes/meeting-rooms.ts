@@ -5,7 +5,7 @@ import { Assets } from "../../../core/booking/assets.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
 import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
-import type { Services } from "../../wiring/services.ts"
+import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
 import { makeRun } from "../run.ts"
@@ -37,7 +37,7 @@ export const windowOf = (start: number, end: number, names = "endDateTime") => {
 }
 
 /** GET /meeting-rooms and GET /meeting-rooms/{id} (spec Endpoints > Meeting rooms). */
-export const meetingRoomRoutes = (s: Services) => {
+export const meetingRoomRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
   return new Hono<AppEnv>()
     .get("/", (c) => {

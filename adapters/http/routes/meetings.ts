@@ -5,7 +5,7 @@ import type { MeetingAction } from "../../../core/booking/commands.ts"
 import { Meetings, type MeetingQuery } from "../../../core/booking/meeting-queries.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
 import { shownMeetingView } from "../../bookings/meeting-view.ts"
-import type { Services } from "../../wiring/services.ts"
+import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
 import { makeRun } from "../run.ts"
@@ -28,7 +28,7 @@ import { instantAt } from "./meeting-rooms.ts"
 const IdParam = Schema.Struct({ id: ObjectId })
 
 /** Spec Endpoints > Meetings. The three actions answer 202 with the Meeting. */
-export const meetingRoutes = (s: Services) => {
+export const meetingRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
   // Resolved once: a write handler does no service lookup.
   const bookings = s.runtime.runSync(Effect.service(Bookings))

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { Hono } from "hono"
 import { ClockControl, type ClockStep } from "../../../core/operator/clock.ts"
-import type { Services } from "../../wiring/services.ts"
+import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
 import { makeRun } from "../run.ts"
@@ -9,7 +9,7 @@ import { ClockAdvanceRequest } from "../schemas/operator-requests.ts"
 import { decodeOrFail, readJson } from "../validation.ts"
 
 /** Operator API: the test clock (operator contract, section 3). Mounted under /admin/v1. */
-export const operatorClockRoutes = (s: Services) => {
+export const operatorClockRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
   return new Hono<AppEnv>()
     .get("/clock", (c) => ok(c, { now: new Date(s.clock.now()).toISOString(), mode: s.clock.mode }))

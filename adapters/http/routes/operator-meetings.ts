@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { Hono } from "hono"
 import { Bookings } from "../../../core/booking/bookings.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
-import type { Services } from "../../wiring/services.ts"
+import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
 import { makeRun } from "../run.ts"
@@ -13,7 +13,7 @@ import { decodeOrFail, readJson } from "../validation.ts"
 const IdParam = Schema.Struct({ id: ObjectId })
 
 /** Operator contract: POST /admin/v1/meetings/{id}/reject (the administrator decline). */
-export const operatorMeetingRoutes = (s: Services) => {
+export const operatorMeetingRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
   const bookings = s.runtime.runSync(Effect.service(Bookings))
   return new Hono<AppEnv>().post("/:id/reject", async (c) => {

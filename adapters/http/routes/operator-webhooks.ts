@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { Hono } from "hono"
 import { WebhookAdmin } from "../../../core/events/webhooks.ts"
-import type { Services } from "../../wiring/services.ts"
+import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
 import { makeRun } from "../run.ts"
@@ -18,7 +18,7 @@ import { decodeOrFail, readJson, readQuery } from "../validation.ts"
  * enable. Mounted under /admin/v1 at "/" (the paths span projects, webhooks and deliveries).
  * Every change wakes the dispatcher when its transaction commits.
  */
-export const operatorWebhookRoutes = (s: Services) => {
+export const operatorWebhookRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
   const admin = <A, E>(f: (w: WebhookAdmin["Service"]) => Effect.Effect<A, E>) => Effect.flatMap(WebhookAdmin, f)
   return new Hono<AppEnv>()

@@ -2,7 +2,7 @@ import { Hono } from "hono"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
 import { Manifest } from "../../../core/tenancy/manifest.ts"
 import { Tenancy } from "../../../core/tenancy/tenancy.ts"
-import type { Services } from "../../wiring/services.ts"
+import type { HttpDeps } from "../http-deps.ts"
 import { registrationUrlErrors } from "../../webhooks/ssrf-guard.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
@@ -11,7 +11,7 @@ import { AppIdParam, RotateSecretRequest } from "../schemas/operator-requests.ts
 import { decodeOrFail, readJson } from "../validation.ts"
 
 /** Operator API core: manifest and app secrets (operator contract, section 2; the clock is operator-clock.ts). */
-export const operatorRoutes = (s: Services) => {
+export const operatorRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
   const tenancy = s.runtime.runSync(Tenancy)
   return new Hono<AppEnv>()

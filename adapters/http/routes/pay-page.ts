@@ -10,7 +10,7 @@ import {
 } from "../../payments/pay-page.ts"
 import { Option } from "effect"
 import { Payments } from "../../../core/payment/payments.ts"
-import type { Services } from "../../wiring/services.ts"
+import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
 import { makeRun } from "../run.ts"
 import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
@@ -61,7 +61,7 @@ const html = (
   return c.html(body, status)
 }
 
-export const payPageRoutes = (s: Services) => {
+export const payPageRoutes = (s: HttpDeps) => {
   const routes = new Hono<AppEnv>()
   const run = makeRun(s.runtime, s.logger)
 

@@ -5,7 +5,7 @@ import { contextualLogger, redactValue } from "../../../adapters/observability/l
 import { makeMetrics } from "../../../adapters/observability/metrics.ts"
 import { runWithRequestContext } from "../../../adapters/observability/request-context.ts"
 import { parseTraceparent, tracingConfig } from "../../../adapters/observability/tracing.ts"
-import { makeLogger } from "../../../adapters/wiring/logger.ts"
+import { makeLogger } from "../../../adapters/observability/logger.ts"
 
 describe("metrics (effect Metric, Prometheus text from effect's formatter)", () => {
   it("renders counters, gauges and cumulative histograms in Prometheus text format", () => {

@@ -1,0 +1,24 @@
+import type { ManagedRuntime } from "effect"
+import type { UseCases } from "../../core/use-cases.ts"
+import type { ClockShape } from "../../core/ports/clock.ts"
+import type { Config } from "../config/config.ts"
+import type { Logger } from "../observability/logger.ts"
+import type { Metrics } from "../observability/metrics.ts"
+import type { Telemetry } from "../observability/telemetry.ts"
+
+/** The services a handler may run: the core's use cases and the telemetry of /metrics. */
+export type EdgeServices = UseCases | Telemetry
+
+/**
+ * What the HTTP edge is given at start (adapters/wiring builds it once): the runtime it runs use
+ * cases on, and the few settings and sinks of the edge itself. No store, no database.
+ */
+export interface HttpDeps {
+  readonly runtime: ManagedRuntime.ManagedRuntime<EdgeServices, never>
+  readonly config: Config
+  readonly clock: ClockShape
+  readonly logger: Logger
+  /** The request metrics of the observer (legacy recorders over the runtime's registry). */
+  readonly metrics: Metrics
+  readonly adminToken: string
+}
