@@ -8,6 +8,8 @@ import { BookingStore } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { TickStore } from "../../core/ports/tick-store.ts"
 import * as Interval from "../../core/shared/interval.ts"
+import { SLOTS_TABLE, type MemorySlot } from "./asset-store.ts"
+import { MEETINGS_TABLE, type MeetingsTable } from "./meeting-read-store.ts"
 import { MemoryDb, requireTx, type MemoryDbShape } from "./memory-db.ts"
 
 /** A booking event as the memory profile records it (the outbox of the PostgreSQL profile). */
@@ -65,6 +67,30 @@ export const BookingStoreMemory = Layer.effect(
     }
     const record = (source: Omit<MemoryBookingEvent, "event">, list: ReadonlyArray<BookingDomainEvent>) => {
       if (list.length > 0) events.update((all) => [...all, ...list.map((event) => ({ ...source, event }))])
+    }
+    // The read side's tables (adapters/memory/{meeting-read-store,asset-store}.ts) follow every write.
+    const meetings = db.table<MeetingsTable>(MEETINGS_TABLE, () => new Map())
+    const calendar = db.table<ReadonlyArray<MemorySlot>>(SLOTS_TABLE, () => [])
+    const mirror = (stored: StoredBooking) => {
+      const id = stored.row.id
+      const previous = meetings.get().get(id)
+      meetings.update((all) =>
+        new Map(all).set(id, {
+          stored,
+          histories: tables.get().histories.get(id) ?? [],
+          payments: previous?.payments ?? [],
+        }),
+      )
+      calendar.update((all) => [
+        ...all.filter((x) => x.bookingId !== id),
+        ...stored.slots.map((x) => ({
+          bookingId: id,
+          assetId: x.assetId,
+          start: x.startAt.getTime(),
+          end: x.endAt.getTime(),
+          status: x.status,
+        })),
+      ])
     }
     const addHistory = (h: HistoryRecord) =>
       tables.update((t) => ({
@@ -133,6 +159,7 @@ export const BookingStoreMemory = Layer.effect(
           const h = history(b.id, created.history, undefined)
           tables.update((t) => ({ ...t, bookings: new Map(t.bookings).set(b.id, stored) }))
           addHistory(h)
+          mirror(stored)
           record({ bookingId: b.id, projectId: b.projectId }, created.events)
           if (schedule !== undefined) yield* ticks.replace(b.id, schedule.snapshots, schedule.now, [])
           return { ...stored, histories: [h] }
@@ -177,6 +204,7 @@ export const BookingStoreMemory = Layer.effect(
           }
           tables.update((t) => ({ ...t, bookings: new Map(t.bookings).set(row.id, next) }))
           addHistory(history(b.id, result.history, Object.keys(data).length > 0 ? data : undefined))
+          mirror(next)
           record({ bookingId: b.id, projectId: b.projectId, occurrenceEventId: options.occurrenceEventId }, result.events)
           return next
         }),

@@ -54,7 +54,10 @@ const roomRecord = (id: string, name: string, perHour: number): AssetRecord => (
  * The driver over the real Bookings use case on the memory stores (booking, asset, directory,
  * discount, payment, tick, outbox), a manual clock and sequential ids: one runtime per sequence.
  */
-export const memoryDriver = async (): Promise<BookingDriver> => {
+export const memoryDriver = async (): Promise<BookingDriver> => (await memoryRuntime()).driver
+
+/** The memory driver with its runtime (to run other use cases on the same stores). */
+export const memoryRuntime = async () => {
   let now = T0
   let seq = 0
   const w = MEMORY_WORLD
@@ -97,7 +100,7 @@ export const memoryDriver = async (): Promise<BookingDriver> => {
       return { bookings: yield* Bookings, table: bookingTables(db) }
     }),
   )
-  return driverOver({
+  const driver = driverOver({
     bookings,
     run: (e) => runtime.runPromiseExit(e),
     world: w,
@@ -120,4 +123,5 @@ export const memoryDriver = async (): Promise<BookingDriver> => {
     },
     dispose: () => runtime.dispose(),
   })
+  return { driver, runtime }
 }
