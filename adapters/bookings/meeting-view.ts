@@ -1,8 +1,13 @@
 import { occurrenceEventId } from "../../core/booking/recurrence.ts"
 import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
-import type { BookingRow, HistoryRow, SlotRow } from "../postgres/booking-repo.ts"
+import type { MeetingShown } from "../../core/booking/meeting-queries.ts"
+import type {
+  HistoryRecord as HistoryRow,
+  MeetingRecord as BookingRow,
+  PaymentRecord as PaymentRow,
+  SlotRecord as SlotRow,
+} from "../../core/booking/meeting-records.ts"
 import { paymentFields } from "../payments/payment-records.ts"
-import type { PaymentRow } from "../postgres/tables/payments.ts"
 
 /**
  * The spec's Meeting resource. Booking times carry the project's UTC offset
@@ -100,3 +105,12 @@ export const meetingView = (
 }
 
 export type MeetingView = ReturnType<typeof meetingView>
+
+/** The Meeting of what a read use case found (Meetings.get / Meetings.list rows). */
+export const shownMeetingView = (m: MeetingShown): MeetingView =>
+  meetingView(
+    m.booking,
+    m.slot,
+    { timeZone: m.timeZone, assetName: m.assetName, histories: m.histories, payments: m.payments, showPin: m.showPin },
+    { expanded: m.expanded },
+  )

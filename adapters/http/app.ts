@@ -14,6 +14,7 @@ import { authRoutes } from "./routes/auth.ts"
 import { operatorRoutes } from "./routes/operator.ts"
 import { adminAuth } from "./admin-auth.ts"
 import { observeRequests } from "../observability/http-observer.ts"
+import { withRequest } from "../observability/request-context.ts"
 import { Telemetry } from "../observability/telemetry.ts"
 import { docsRoutes } from "./routes/docs.ts"
 import { metricsRoutes } from "./routes/metrics.ts"
@@ -89,7 +90,8 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   })
 
   app.get("/healthz", (c) => c.json({ status: "ok" }))
-  app.route("/", metricsRoutes(() => s.runtime.runPromise(telemetry.scrape)))
+  // A scrape's own log lines (a failed gauge read) carry its request id like any other.
+  app.route("/", metricsRoutes((c) => s.runtime.runPromise(withRequest(telemetry.scrape, c.get("requestId"), c.get("span")))))
   app.route("/", docsRoutes(s.config.publicUrl, () => app.routes))
   // Every API request (not health, metrics, docs: registered above) runs on the deployment's
   // clock as it is now, whichever process another request advanced it on.

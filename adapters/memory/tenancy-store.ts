@@ -12,8 +12,13 @@ import { RateLimited } from "../../core/shared/errors.ts"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
 import { emptyProjectIds, type ManifestIds, type ProjectIds } from "../../core/tenancy/manifest-ids.ts"
 import { AppConfig } from "../config/config.ts"
+import type { AssetRecord } from "../../core/booking/asset.ts"
+import { ASSETS_TABLE, emptyAssetTables, type AssetTables } from "./asset-store.ts"
+import { directoryTable } from "./directory-store.ts"
 import { memberTable, membershipKey, tenancyTable, tokenTable, type ProvisionedApp } from "./member-tables.ts"
 import { MemoryDb, requireTx } from "./memory-db.ts"
+
+const NO_EQUIPMENT = { camera: false, display: false, mic: false, projector: false, speaker: false }
 
 /** The manifest in memory: ids are kept per key, so a re-apply keeps every id. */
 export const ManifestStoreMemory = Layer.effect(
@@ -22,8 +27,73 @@ export const ManifestStoreMemory = Layer.effect(
     const db = yield* MemoryDb
     const ids = yield* Ids
     const secrets = yield* Secrets
+    const clock = yield* Clock
     const tenancy = tenancyTable(db)
     const members = memberTable(db)
+    const assets = db.table<AssetTables>(ASSETS_TABLE, emptyAssetTables)
+    const directory = directoryTable(db)
+    /** Projects, rooms and desks as the memory asset store reads them. */
+    const writeAssets = (m: Manifest, out: ManifestIds) => {
+      const now = clock.now()
+      const current = assets.get()
+      const projects = new Map(current.projects)
+      const records = new Map(current.assets)
+      for (const p of m.projects ?? []) {
+        const pids = out.projects[p.key]!
+        projects.set(pids.id, { id: pids.id, timezone: p.timezone, brandId: pids.brandId })
+        const fields = (id: string, a: NonNullable<typeof p.rooms>[number] | NonNullable<typeof p.desks>[number]) => ({
+          id,
+          projectId: pids.id,
+          zoneId: pids.zones[a.zone] ?? "",
+          floorId: pids.floors[a.floor] ?? "",
+          name: a.name,
+          email: a.email ?? null,
+          capacity: a.capacity ?? 1,
+          status: a.status ?? "active",
+          isPublic: a.isPublic ?? true,
+          facilities: a.facilities ?? [],
+          pictureUrls: a.pictureUrls ?? [],
+          chargeRate: a.chargeRate ?? { perHour: 0, perDay: 0 },
+          rawConfig: a.config ?? {},
+          createdAt: records.get(id)?.createdAt ?? now,
+          updatedAt: now,
+        })
+        for (const r of p.rooms ?? []) {
+          const id = pids.rooms[r.key]!
+          const room: AssetRecord = {
+            ...fields(id, r),
+            kind: "room",
+            type: r.type ?? "normal",
+            equipmentsAvailability: { ...NO_EQUIPMENT, ...r.equipmentsAvailability },
+          }
+          records.set(id, room)
+        }
+        for (const d of p.desks ?? []) {
+          const id = pids.desks[d.key]!
+          const desk: AssetRecord = { ...fields(id, d), kind: "desk", index: d.index ?? 0 }
+          records.set(id, desk)
+        }
+      }
+      assets.set({ projects, assets: records })
+    }
+    /** People, apps and roles as the memory directory reads them. */
+    const writeDirectory = (m: Manifest, out: ManifestIds) => {
+      const current = directory.get()
+      const users = new Map(current.users)
+      const memberships = new Map(current.memberships)
+      const apps = new Map(current.apps)
+      for (const a of m.apps ?? []) apps.set(out.apps[a.key]!, a.key)
+      for (const p of m.projects ?? []) {
+        const pids = out.projects[p.key]!
+        for (const u of p.users ?? []) {
+          const userId = pids.users[u.key]!
+          const name = `${u.firstName} ${u.lastName}`.trim()
+          users.set(userId, { ...(u.email ? { email: u.email } : {}), name, displayName: name })
+          memberships.set(`${pids.id}:${userId}`, u.role ?? "member")
+        }
+      }
+      directory.set({ users, apps, memberships })
+    }
     const apply = Effect.fnUntraced(function* (m: Manifest) {
       yield* requireTx("ManifestStore.apply")
       const before = tenancy.get()
@@ -109,6 +179,8 @@ export const ManifestStoreMemory = Layer.effect(
       }
       members.set(rows)
       tenancy.set({ ids: out, projects, apps })
+      writeAssets(m, out)
+      writeDirectory(m, out)
       return structuredClone(out)
     })
     return ManifestStore.of({

@@ -1,4 +1,4 @@
-import { Metric } from "effect"
+import { type Effect, Metric } from "effect"
 import type { BookingStatus } from "../../core/booking/state.ts"
 import { paymentOutcome } from "../../core/payment/metrics.ts"
 import { lapseDecision } from "../../core/payment/rules.ts"
@@ -10,7 +10,6 @@ import {
 } from "../postgres/booking-repo.ts"
 import type { Queryable } from "../postgres/database.ts"
 import { latestPaymentRowForUpdate, toPaymentRecord, updatePaymentStatus } from "../postgres/payment-store.ts"
-import type { LegacyPaymentDeps } from "./payment-service.ts"
 
 /**
  * What the scheduler's unpaid-timeout tick does when a payment window ends unpaid: the rule is
@@ -32,7 +31,9 @@ export type LapseResult =
  */
 export const lapseUnpaidBooking = async (
   tx: Queryable,
-  s: Pick<LegacyPaymentDeps, "runtime"> & {
+  s: {
+    /** The runtime whose metric registry /metrics renders. */
+    readonly runtime: { readonly runSync: <A>(effect: Effect.Effect<A>) => A }
     readonly newId: () => string
     readonly metrics: { readonly bookingStatusChanged: (from: string, to: string) => void }
   },

@@ -1,20 +1,20 @@
-import { paymentFields as paymentFieldsOf, type BillingSummary, type PaymentView } from "../../core/payment/billing.ts"
-import { paymentRowsOf, toPaymentRecord } from "../postgres/payment-store.ts"
-import type { PaymentRow } from "../postgres/tables/payments.ts"
+import type { PaymentRecord as MeetingPayment } from "../../core/booking/meeting-records.ts"
+import { paymentFields as billingFields, type BillingSummary, type PaymentView } from "../../core/payment/billing.ts"
 
 /**
- * @deprecated bridge: what the legacy booking read/write code (streams S1a, S1b) still takes
- * from payments as rows. The Meeting's payment fields are core/payment/billing.ts; payments of
- * bookings are PaymentStore.byBookings. Deleted once those callers use the records.
+ * @deprecated bridge: the meeting read view (adapters/bookings/meeting-view.ts, stream S1b)
+ * hands its payment rows (Date-valued `expiredAt`) here; the rule is core/payment/billing.ts.
+ * Deleted once that view calls billing.ts itself.
  */
 
 export type { BillingSummary, PaymentView }
 
-/** @deprecated bridge: PaymentStore.byBookings. */
-export const paymentsOf = paymentRowsOf
-
-/** @deprecated bridge: core/payment/billing.ts paymentFields over records. */
+/** @deprecated bridge: core/payment/billing.ts paymentFields. */
 export const paymentFields = (
-  payments: ReadonlyArray<PaymentRow>,
+  payments: ReadonlyArray<MeetingPayment>,
   status: string,
-): { payment?: PaymentView; billingSummaries: BillingSummary[] } => paymentFieldsOf(payments.map(toPaymentRecord), status)
+): { payment?: PaymentView; billingSummaries: BillingSummary[] } =>
+  billingFields(
+    payments.map((p) => ({ ...p, expiresAt: p.expiredAt.getTime() })),
+    status,
+  )

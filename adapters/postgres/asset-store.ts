@@ -177,9 +177,96 @@ const freeDuringPeriods = (windows: Extract<DeskWindows, { _tag: "FreeIn" }>["wi
         or not ${liveOverlap(desksTable.id, sql`w.start_at`, sql`w.end_at`)}))`
 }
 
-/** The rooms of one project as cached: by id, plus the interner their records share. */
-interface ProjectRooms {
+/** The rooms or desks of one project as cached, in the listing's SQL order, and by id. */
+interface ProjectAssets {
+  readonly ordered: ReadonlyArray<Asset>
   readonly byId: ReadonlyMap<string, Asset>
+  /** Distinct (stored config, status) of the project's assets: a desk's bookable window depends on these only. */
+  readonly groups: ReadonlyArray<DeskGroup>
+  /** groupOf[i] = the index in `groups` of ordered[i]. */
+  readonly groupOf: Int32Array
+}
+
+/** Groups by (interned config, status), computed once per cache generation. */
+const grouped = (ordered: ReadonlyArray<Asset>): Pick<ProjectAssets, "groups" | "groupOf"> => {
+  const index = new Map<unknown, Map<string, number>>()
+  const groups: DeskGroup[] = []
+  const groupOf = new Int32Array(ordered.length)
+  ordered.forEach((a, i) => {
+    let byStatus = index.get(a.record.rawConfig)
+    if (byStatus === undefined) index.set(a.record.rawConfig, (byStatus = new Map()))
+    let g = byStatus.get(a.status)
+    if (g === undefined) {
+      g = groups.length
+      byStatus.set(a.status, g)
+      groups.push({ projectId: a.projectId, timeZone: a.timeZone, rawConfig: a.record.rawConfig, config: a.config, status: a.status })
+    }
+    groupOf[i] = g
+  })
+  return { groups, groupOf }
+}
+
+const hasExactRoomFilters = (f: RoomFilter) =>
+  f.zoneId !== undefined ||
+  f.floorId !== undefined ||
+  f.locationId !== undefined ||
+  f.ids !== undefined ||
+  (f.status !== undefined && f.status.length > 0) ||
+  f.type !== undefined ||
+  f.minCapacity !== undefined
+
+const hasExactDeskFilters = (f: DeskFilter) =>
+  f.brandId !== undefined ||
+  f.zoneId !== undefined ||
+  f.floorId !== undefined ||
+  f.locationId !== undefined ||
+  f.ids !== undefined ||
+  (f.statuses !== undefined && f.statuses.length > 0)
+
+/**
+ * Ids of the project's rooms or desks with no live slot overlapping [start, end): one
+ * statement (an anti join over booking_slots_asset_end_idx, as the listings always did), and
+ * only ids travel back; the records come from the cache.
+ */
+const freeAssets = async (q: Queryable, kind: AssetKind, projectId: string, start: number, end: number): Promise<Set<string>> => {
+  const table = kind === "room" ? roomsTable : desksTable
+  const rows = await q
+    .select({ id: table.id })
+    .from(table)
+    .where(and(eq(table.projectId, projectId), sql`not ${liveOverlap(table.id, timestamp(start), timestamp(end))}`))
+  return new Set(rows.map((r) => r.id))
+}
+
+const oneOf = (values: ReadonlyArray<string> | undefined, value: string) =>
+  values === undefined || values.length === 0 || values.includes(value)
+
+/** The room filters that are exact comparisons (all but the name's ILIKE), on a cached record. */
+const roomMatches = (f: RoomFilter) => (a: Asset) => {
+  const r = a.record
+  return (
+    r.kind === "room" &&
+    (f.zoneId === undefined || r.zoneId === f.zoneId) &&
+    (f.floorId === undefined || r.floorId === f.floorId) &&
+    (f.locationId === undefined || r.zoneId === f.locationId || r.floorId === f.locationId) &&
+    (f.ids === undefined || f.ids.includes(r.id)) &&
+    oneOf(f.status, r.status) &&
+    (f.type === undefined || r.type === f.type) &&
+    (f.minCapacity === undefined || r.capacity >= f.minCapacity)
+  )
+}
+
+/** The desk filters that are exact comparisons (all but name and email, which are ILIKE). */
+const deskMatches = (f: DeskFilter) => (a: Asset) => {
+  const r = a.record
+  return (
+    r.kind === "desk" &&
+    (f.brandId === undefined || a.project.brandId === f.brandId) &&
+    (f.zoneId === undefined || r.zoneId === f.zoneId) &&
+    (f.floorId === undefined || r.floorId === f.floorId) &&
+    (f.locationId === undefined || r.zoneId === f.locationId || r.floorId === f.locationId) &&
+    (f.ids === undefined || f.ids.includes(r.id)) &&
+    oneOf(f.statuses, r.status)
+  )
 }
 
 export const AssetStorePostgres = Layer.effect(
@@ -191,7 +278,8 @@ export const AssetStorePostgres = Layer.effect(
     // Any committed manifest change empties these on every process (cache-epoch.ts); the
     // bearer middleware syncs the epoch before a request reaches a use case.
     const assetCache = caches.cache<string, Asset>("asset-records", { max: 20_000 })
-    const roomsCache = caches.cache<string, ProjectRooms>("project-rooms", { max: 64 })
+    const roomsCache = caches.cache<string, ProjectAssets>("project-rooms", { max: 64 })
+    const desksCache = caches.cache<string, ProjectAssets>("project-desks", { max: 64 })
     const projectCache = caches.cache<string, Project>("projects", { max: 1_000 })
     let intern = makeInterner()
     // The interner grows with distinct configs only; start afresh if a manifest churned many.
@@ -250,24 +338,42 @@ export const AssetStorePostgres = Layer.effect(
         return loaded
       })
 
-    const projectRooms = (projectId: string) =>
+    /** A project's rooms or desks, loaded once per cache generation in the listings' order. */
+    const projectAssets = (kind: AssetKind, projectId: string) =>
       Effect.gen(function* () {
-        const hit = roomsCache.get(projectId)
+        const cache = kind === "room" ? roomsCache : desksCache
+        const hit = cache.get(projectId)
         if (hit !== undefined) return hit
         const ctx = yield* Effect.context<never>()
         const load = Effect.gen(function* () {
-          const rows = yield* read((q) => q.select().from(roomsTable).where(eq(roomsTable.projectId, projectId)))
-          const assets = yield* assetsOf("room", rows)
-          return { byId: new Map(assets.map((a) => [a.id, a])) }
+          const rows = yield* read(
+            async (q): Promise<ReadonlyArray<RoomRow | DeskRow>> =>
+              kind === "room"
+                ? await q.select().from(roomsTable).where(eq(roomsTable.projectId, projectId)).orderBy(asc(roomsTable.name), asc(roomsTable.id))
+                : await q
+                    .select()
+                    .from(desksTable)
+                    .where(eq(desksTable.projectId, projectId))
+                    .orderBy(asc(desksTable.index), asc(desksTable.name), asc(desksTable.id)),
+          )
+          const ordered = yield* assetsOf(kind, rows)
+          return { ordered, byId: new Map(ordered.map((a) => [a.id, a])), ...grouped(ordered) }
         })
-        return (yield* Effect.promise(() =>
-          roomsCache.getOrLoad(projectId, () => Effect.runPromiseWith(ctx)(load)),
-        ))!
+        return (yield* Effect.promise(() => cache.getOrLoad(projectId, () => Effect.runPromiseWith(ctx)(load))))!
       })
 
     const searchRooms = (f: RoomFilter) =>
       Effect.gen(function* () {
-        const rooms = yield* projectRooms(f.projectId)
+        const rooms = yield* projectAssets("room", f.projectId)
+        if (f.name === undefined) {
+          // Every filter but the name is an exact comparison: run it on the cached records, and
+          // learn the free rooms in one statement.
+          const window = f.freeDuring
+          const free = window ? yield* read((q) => freeAssets(q, "room", f.projectId, window.start, window.end)) : undefined
+          const matches = hasExactRoomFilters(f) ? roomMatches(f) : undefined
+          if (matches === undefined && free === undefined) return rooms.ordered
+          return rooms.ordered.filter((a) => (matches === undefined || matches(a)) && (free === undefined || free.has(a.id)))
+        }
         // Only ids travel back: the rows are the cached records (a change empties the cache first).
         const ids = yield* read((q) =>
           q
@@ -289,9 +395,23 @@ export const AssetStorePostgres = Layer.effect(
         return ids.map((r) => rooms.byId.get(r.id) ?? extra.get(r.id)!)
       })
 
+    /** One project and no ILIKE filter: desks are filtered, judged and paged on the cached records. */
+    const cachedDeskSearch = (f: DeskFilter) => f.projectIds.length === 1 && f.name === undefined && f.email === undefined
+
     const deskGroups = (f: DeskFilter) =>
       Effect.gen(function* () {
         if (f.projectIds.length === 0) return []
+        if (cachedDeskSearch(f)) {
+          const desks = yield* projectAssets("desk", f.projectIds[0]!)
+          if (!hasExactDeskFilters(f)) return desks.groups
+          // The cached group objects, so searchDesks finds a window by identity.
+          const matches = deskMatches(f)
+          const used = new Set<number>()
+          desks.ordered.forEach((a, i) => {
+            if (matches(a)) used.add(desks.groupOf[i]!)
+          })
+          return desks.groups.filter((_, g) => used.has(g))
+        }
         const groups = yield* read((q) =>
           q
             .selectDistinct({ projectId: desksTable.projectId, config: desksTable.config, status: desksTable.status })
@@ -314,13 +434,54 @@ export const AssetStorePostgres = Layer.effect(
     const searchDesks = (f: DeskFilter, windows: DeskWindows, page: { readonly limit: number; readonly offset: number }) =>
       Effect.gen(function* () {
         if (f.projectIds.length === 0) return { desks: [], total: 0 }
+        if (cachedDeskSearch(f)) {
+          const projectId = f.projectIds[0]!
+          const desks = yield* projectAssets("desk", projectId)
+          const matches = hasExactDeskFilters(f) ? deskMatches(f) : undefined
+          if (windows._tag === "All" && matches === undefined)
+            return { desks: desks.ordered.slice(page.offset, page.offset + page.limit), total: desks.ordered.length }
+          // Per group: left out (no window), always free (an empty window), or free when in the
+          // window's free set (one statement per distinct window; usually one in all).
+          const freeIn: Array<Set<string> | "all" | undefined> = desks.groups.map(() => (windows._tag === "All" ? "all" : undefined))
+          if (windows._tag === "FreeIn") {
+            const freeBy = new Map<string, Set<string>>()
+            const slot = new Map(desks.groups.map((g, i) => [g, i]))
+            for (const w of windows.windows) {
+              // By identity; by value when the cache was refilled since deskGroups (a manifest change).
+              const g =
+                slot.get(w.group) ??
+                desks.groups.findIndex(
+                  (c) => c.status === w.group.status && JSON.stringify(c.rawConfig) === JSON.stringify(w.group.rawConfig),
+                )
+              if (g < 0) continue
+              if (w.end <= w.start) {
+                freeIn[g] = "all"
+                continue
+              }
+              const key = `${w.start}/${w.end}`
+              let free = freeBy.get(key)
+              if (free === undefined) freeBy.set(key, (free = yield* read((q) => freeAssets(q, "desk", projectId, w.start, w.end))))
+              freeIn[g] = free
+            }
+          }
+          const selected: Asset[] = []
+          const { ordered, groupOf } = desks
+          for (let i = 0; i < ordered.length; i++) {
+            const a = ordered[i]!
+            const free = freeIn[groupOf[i]!]
+            if (free === undefined || (free !== "all" && !free.has(a.id))) continue
+            if (matches === undefined || matches(a)) selected.push(a)
+          }
+          return { desks: selected.slice(page.offset, page.offset + page.limit), total: selected.length }
+        }
         const { desks, total } = yield* read(async (q) => {
           const conditions = deskConditions(q, f)
           if (windows._tag === "FreeIn") {
             const [first] = windows.windows
             // Every desk resolved the same window (the usual case: one shared config): a plain
             // window filter, without matching each desk's config against the groups.
-            const oneWindow = first !== undefined && windows.windows.every((w) => w.start === first.start && w.end === first.end)
+            const oneWindow =
+              windows.everyGroup && first !== undefined && windows.windows.every((w) => w.start === first.start && w.end === first.end)
             conditions.push(oneWindow ? freeDuring(first.start, first.end) : freeDuringPeriods(windows.windows))
           }
           const where = and(...conditions)

@@ -43,7 +43,7 @@ export const readCacheEpoch = async (db: Db): Promise<bigint> => {
 export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches =>
   makeEpochCaches(() => readCacheEpoch(db), now)
 
-/** Caches over any source of the counter (the memory profile's never moves). */
+/** Caches emptied whenever `read` returns a higher epoch than the last one seen. */
 export const makeEpochCaches = (read: () => Promise<bigint>, now: () => number = () => Date.now()): Caches => {
   let epoch: bigint | undefined
   const clears: Array<() => void> = []

@@ -48,7 +48,12 @@ export interface DeskGroup {
 /** Which desks a page may hold: all, or only those free in their group's window. */
 export type DeskWindows =
   | { readonly _tag: "All" }
-  | { readonly _tag: "FreeIn"; readonly windows: ReadonlyArray<{ readonly group: DeskGroup; readonly start: number; readonly end: number }> }
+  | {
+      readonly _tag: "FreeIn"
+      readonly windows: ReadonlyArray<{ readonly group: DeskGroup; readonly start: number; readonly end: number }>
+      /** Every group of the filter got a window (none was left out by the rules). */
+      readonly everyGroup: boolean
+    }
 
 /**
  * Rooms and desks with their projects. Records are cached by the adapter and invalidated by

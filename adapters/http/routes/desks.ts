@@ -1,21 +1,25 @@
 import { Hono } from "hono"
 import { Schema } from "effect"
+import { deskRef } from "../../../core/booking/asset.ts"
+import { Assets, type DeskSearch } from "../../../core/booking/assets.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
-import { assetDetail, searchDesks } from "../../bookings/asset-queries.ts"
 import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
+import { makeRun } from "../run.ts"
 import { CalendarQuery, deskQueryCrossErrors, LIST_DESKS_ARRAY_KEYS, ListDesksQuery } from "../schemas/asset-queries.ts"
 import { decodeWithCrossRules } from "../schemas/meeting-requests.ts"
 import { decodeOrFail, readQuery } from "../validation.ts"
+import { assetDetailView, deskListingJson, okJsonText } from "../views/asset-view.ts"
 import { instantOf, windowOf } from "./meeting-rooms.ts"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 
 /** GET /desks and GET /desks/{id} (spec Endpoints > Desks). */
-export const deskRoutes = (s: Services) =>
-  new Hono<AppEnv>()
-    .get("/", async (c) => {
+export const deskRoutes = (s: Services) => {
+  const run = makeRun(s.runtime, s.logger)
+  return new Hono<AppEnv>()
+    .get("/", (c) => {
       const q = decodeWithCrossRules(ListDesksQuery, readQuery(c, LIST_DESKS_ARRAY_KEYS), deskQueryCrossErrors)
       const start = instantOf(q.startDateTime)
       const end = instantOf(q.endDateTime)
@@ -25,7 +29,7 @@ export const deskRoutes = (s: Services) =>
       const statuses = q.status !== undefined || q.statuses !== undefined
         ? [...(q.status === undefined ? [] : [q.status]), ...(q.statuses ?? [])]
         : undefined
-      const { data, total } = await searchDesks(s, c.get("principal"), {
+      const search: DeskSearch = {
         projectId: q.projectId,
         brandId: q.brandId,
         zoneId: q.zoneId,
@@ -39,15 +43,25 @@ export const deskRoutes = (s: Services) =>
           start === undefined
             ? undefined
             : end !== undefined
-              ? windowOf(start, end)
-              : { start, timePeriod: q.timePeriod },
+              ? { _tag: "Span", ...windowOf(start, end) }
+              : { _tag: "Period", start, period: q.timePeriod },
         limit,
         offset,
-      })
-      return ok(c, data, { meta: { limit, offset, total } })
+      }
+      return run(
+        c,
+        Assets.use((a) => a.searchDesks(c.get("principal"), search)),
+        ({ desks, total }) => okJsonText(c, deskListingJson(desks), { meta: { limit, offset, total } }),
+      )
     })
-    .get("/:id", async (c) => {
+    .get("/:id", (c) => {
       const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
       const q = decodeOrFail(CalendarQuery, readQuery(c))
-      return ok(c, await assetDetail(s, c.get("principal"), "desk", id, { from: instantOf(q.from), to: instantOf(q.to) }))
+      const range = { from: instantOf(q.from), to: instantOf(q.to) }
+      return run(
+        c,
+        Assets.use((a) => a.detail(c.get("principal"), deskRef(id), range)),
+        (d) => ok(c, assetDetailView(d)),
+      )
     })
+}

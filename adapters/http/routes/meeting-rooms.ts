@@ -1,15 +1,18 @@
 import { Hono } from "hono"
 import { Result, Schema } from "effect"
+import { roomRef } from "../../../core/booking/asset.ts"
+import { Assets } from "../../../core/booking/assets.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
 import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
-import { assetDetail, searchRooms } from "../../bookings/asset-queries.ts"
 import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
+import { makeRun } from "../run.ts"
 import { CalendarQuery, LIST_ROOMS_ARRAY_KEYS, ListRoomsQuery, roomQueryCrossErrors } from "../schemas/asset-queries.ts"
 import { decodeWithCrossRules } from "../schemas/meeting-requests.ts"
 import { decodeOrFail, readQuery } from "../validation.ts"
+import { assetDetailView, okJsonText, roomListingJson } from "../views/asset-view.ts"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 
@@ -20,6 +23,13 @@ export const instantOf = (text: string | undefined): number | undefined => {
   return Result.isSuccess(r) ? r.success : undefined
 }
 
+/** A required offset date-time the schema already validated, as epoch ms. */
+export const instantAt = (text: string, field: string): number => {
+  const r = parseOffsetDateTime(text)
+  if (Result.isFailure(r)) throw new ValidationFailed({ messages: [`${field}: must be an ISO 8601 date-time with an offset`] })
+  return r.success
+}
+
 /** A window whose end is not after its start is refused, not silently empty. */
 export const windowOf = (start: number, end: number, names = "endDateTime") => {
   if (!(end > start)) throw new ValidationFailed({ messages: [`${names}: must be after startDateTime`] })
@@ -27,13 +37,14 @@ export const windowOf = (start: number, end: number, names = "endDateTime") => {
 }
 
 /** GET /meeting-rooms and GET /meeting-rooms/{id} (spec Endpoints > Meeting rooms). */
-export const meetingRoomRoutes = (s: Services) =>
-  new Hono<AppEnv>()
-    .get("/", async (c) => {
+export const meetingRoomRoutes = (s: Services) => {
+  const run = makeRun(s.runtime, s.logger)
+  return new Hono<AppEnv>()
+    .get("/", (c) => {
       const q = decodeWithCrossRules(ListRoomsQuery, readQuery(c, LIST_ROOMS_ARRAY_KEYS), roomQueryCrossErrors)
       const start = instantOf(q.startDateTime)
       const end = instantOf(q.endDateTime)
-      const rooms = await searchRooms(s, c.get("principal"), {
+      const search = {
         projectId: q.projectId,
         zoneId: q.zoneId,
         floorId: q.floorId,
@@ -44,11 +55,21 @@ export const meetingRoomRoutes = (s: Services) =>
         type: q.type,
         minCapacity: q.minCapacity === undefined ? undefined : Number(q.minCapacity),
         window: start !== undefined && end !== undefined ? windowOf(start, end) : undefined,
-      })
-      return ok(c, rooms)
+      }
+      return run(
+        c,
+        Assets.use((a) => a.searchRooms(c.get("principal"), search)),
+        (rooms) => okJsonText(c, roomListingJson(rooms)),
+      )
     })
-    .get("/:id", async (c) => {
+    .get("/:id", (c) => {
       const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
       const q = decodeOrFail(CalendarQuery, readQuery(c))
-      return ok(c, await assetDetail(s, c.get("principal"), "room", id, { from: instantOf(q.from), to: instantOf(q.to) }))
+      const range = { from: instantOf(q.from), to: instantOf(q.to) }
+      return run(
+        c,
+        Assets.use((a) => a.detail(c.get("principal"), roomRef(id), range)),
+        (d) => ok(c, assetDetailView(d)),
+      )
     })
+}

@@ -1,16 +1,14 @@
+import { Effect } from "effect"
 import { Hono, type Context } from "hono"
+import { Bookings } from "../../../core/booking/bookings.ts"
+import type { MeetingAction } from "../../../core/booking/commands.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
-import {
-  actOnMeeting,
-  createMeeting,
-  getMeeting,
-  listMeetings,
-  updateMeeting,
-  type MeetingAction,
-} from "../../bookings/booking-service.ts"
+import { Meetings, type MeetingQuery } from "../../../core/booking/meeting-queries.ts"
+import { shownMeetingView } from "../../bookings/meeting-view.ts"
 import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
+import { makeRun } from "../run.ts"
 import {
   CreateMeetingRequest,
   createMeetingCrossErrors,
@@ -18,45 +16,82 @@ import {
   LIST_MEETINGS_ARRAY_KEYS,
   ListMeetingsQuery,
   MeetingActionRequest,
+  toCreateMeeting,
+  toUpdateMeeting,
   UpdateMeetingRequest,
   updateMeetingCrossErrors,
 } from "../schemas/meeting-requests.ts"
+import { meetingDetailsView } from "../views/meeting-details.ts"
 import { decodeOrFail, readJson, readQuery } from "../validation.ts"
+import { instantAt } from "./meeting-rooms.ts"
 import { Schema } from "effect"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 
 /** Spec Endpoints > Meetings. The three actions answer 202 with the Meeting. */
 export const meetingRoutes = (s: Services) => {
-  const action = (name: MeetingAction) => async (c: Context<AppEnv>) => {
+  const run = makeRun(s.runtime, s.logger)
+  // Resolved once: a handler does no service lookup.
+  const bookings = s.runtime.runSync(Effect.service(Bookings))
+  const action = (tag: "Cancel" | "CheckIn" | "CheckOut") => async (c: Context<AppEnv>) => {
     const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
     const body = decodeOrFail(MeetingActionRequest, await readJson(c, { optional: true }))
-    return ok(c, await actOnMeeting(s, c.get("principal"), id, name, body), { status: 202 })
+    const a: MeetingAction =
+      tag === "Cancel" ? { _tag: tag, pinCode: body.pinCode, paymentId: body.paymentId } : { _tag: tag, pinCode: body.pinCode }
+    return run(c, bookings.act(c.get("principal"), id, a), (d) => ok(c, meetingDetailsView(d), { status: 202 }))
   }
   return new Hono<AppEnv>()
     .post("/", async (c) => {
       const req = decodeWithCrossRules(CreateMeetingRequest, await readJson(c), createMeetingCrossErrors)
-      const result = await createMeeting(s, c.get("principal"), req)
-      return result.created
-        ? ok(c, result.meeting, { status: 201, message: "Created" })
-        : ok(c, result.preview, { message: "Draft: nothing was created" })
+      return run(c, bookings.create(c.get("principal"), toCreateMeeting(req)), (r) =>
+        r._tag === "Created"
+          ? ok(c, meetingDetailsView(r.meeting), { status: 201, message: "Created" })
+          : ok(c, r.preview, { message: "Draft: nothing was created" }),
+      )
     })
-    .get("/", async (c) => {
+    .get("/", (c) => {
       const q = decodeOrFail(ListMeetingsQuery, readQuery(c, LIST_MEETINGS_ARRAY_KEYS))
-      const { data, meta } = await listMeetings(s, c.get("principal"), q)
-      return ok(c, data, { meta })
+      const limit = q.limit === undefined ? s.config.defaultPageSize : Number(q.limit)
+      const offset = q.offset === undefined ? 0 : Number(q.offset)
+      // A single id and a list of ids are one filter each (a union of the two).
+      const ids = (one: string | undefined, many: ReadonlyArray<string> | undefined) =>
+        one !== undefined || many !== undefined ? [...(one === undefined ? [] : [one]), ...(many ?? [])] : undefined
+      const query: MeetingQuery = {
+        projectId: q.projectId,
+        from: instantAt(q.from, "from"),
+        to: instantAt(q.to, "to"),
+        roomIds: ids(q.meetingRoomId, q.meetingRoomIds),
+        deskIds: ids(q.deskId, q.deskIds),
+        organizerId: q.organizerId,
+        organizerEmails: q.organizerEmails,
+        attendeeEmails: q.attendeeEmails,
+        statuses: q.statuses,
+        assetType: q.assetType,
+        limit,
+        offset,
+      }
+      return run(
+        c,
+        Meetings.use((m) => m.list(c.get("principal"), query)),
+        ({ data, total }) => ok(c, data.map(shownMeetingView), { meta: { limit, offset, total } }),
+      )
     })
-    .get("/:id", async (c) => {
+    .get("/:id", (c) => {
       const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
-      return ok(c, await getMeeting(s, c.get("principal"), id))
+      return run(
+        c,
+        Meetings.use((m) => m.get(c.get("principal"), id)),
+        (m) => ok(c, shownMeetingView(m)),
+      )
     })
     .patch("/:id", async (c) => {
       const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
       const req = decodeWithCrossRules(UpdateMeetingRequest, await readJson(c), updateMeetingCrossErrors)
-      const result = await updateMeeting(s, c.get("principal"), id, req)
-      return result.updated
-        ? ok(c, result.meeting)
-        : ok(c, result.preview, { message: "Draft: nothing was changed" })
+      return run(c, bookings.update(c.get("principal"), id, toUpdateMeeting(req)), (r) =>
+        r._tag === "Updated"
+          ? ok(c, meetingDetailsView(r.meeting))
+          : ok(c, r.preview, { message: "Draft: nothing was changed" }),
+      )
     })
     .post("/:id/cancel", action("Cancel"))
     .post("/:id/check-in", action("CheckIn"))

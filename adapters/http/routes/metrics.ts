@@ -1,4 +1,4 @@
-import { Hono } from "hono"
+import { Hono, type Context } from "hono"
 import type { AppEnv } from "../app-env.ts"
 
 /**
@@ -6,7 +6,7 @@ import type { AppEnv } from "../app-env.ts"
  * stored-state gauges read first). Unauthenticated like /healthz: scrapers run inside the
  * operator's network and the series carry no tenant data (route patterns, never paths).
  */
-export const metricsRoutes = (scrape: () => Promise<string>) =>
+export const metricsRoutes = (scrape: (c: Context<AppEnv>) => Promise<string>) =>
   new Hono<AppEnv>().get("/metrics", async (c) =>
-    c.body(await scrape(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
+    c.body(await scrape(c), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
   )

@@ -1,0 +1,194 @@
+import { and, asc, eq, gt, inArray, lt, or, sql, type SQL } from "drizzle-orm"
+import { Effect, Layer, Option } from "effect"
+import type { HistoryRecord, PaymentRecord } from "../../core/booking/meeting-records.ts"
+import { MeetingReadStore, type MeetingFilter, type MeetingListRow } from "../../core/ports/meeting-read-store.ts"
+import type { Queryable } from "./database.ts"
+import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
+import { paymentsTable } from "./tables/payments.ts"
+import { read, SqlDatabase } from "./unit-of-work.ts"
+
+type BookingRow = typeof bookingsTable.$inferSelect
+type SlotRow = typeof bookingSlotsTable.$inferSelect
+
+const groupBy = <T extends { readonly bookingId: string }>(rows: ReadonlyArray<T>): Map<string, T[]> => {
+  const out = new Map<string, T[]>()
+  for (const r of rows) {
+    const list = out.get(r.bookingId)
+    if (list === undefined) out.set(r.bookingId, [r])
+    else list.push(r)
+  }
+  return out
+}
+
+/** Histories and payments of the given bookings, oldest first, read side by side. */
+const recordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>) => {
+  if (bookingIds.length === 0)
+    return { histories: new Map<string, HistoryRecord[]>(), payments: new Map<string, PaymentRecord[]>() }
+  const ids = [...new Set(bookingIds)]
+  const [histories, payments] = await Promise.all([
+    q
+      .select({
+        bookingId: bookingHistoriesTable.bookingId,
+        action: bookingHistoriesTable.action,
+        at: bookingHistoriesTable.at,
+        by: bookingHistoriesTable.by,
+        data: bookingHistoriesTable.data,
+      })
+      .from(bookingHistoriesTable)
+      .where(inArray(bookingHistoriesTable.bookingId, ids))
+      .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id)),
+    q
+      .select({
+        bookingId: paymentsTable.bookingId,
+        id: paymentsTable.id,
+        invoiceNo: paymentsTable.invoiceNo,
+        kind: paymentsTable.kind,
+        amountMinor: paymentsTable.amountMinor,
+        summary: paymentsTable.summary,
+        channel: paymentsTable.channel,
+        status: paymentsTable.status,
+        expiredAt: paymentsTable.expiredAt,
+        webPaymentUrl: paymentsTable.webPaymentUrl,
+        webPaymentQr: paymentsTable.webPaymentQr,
+      })
+      .from(paymentsTable)
+      .where(inArray(paymentsTable.bookingId, ids))
+      .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id)),
+  ])
+  return { histories: groupBy(histories), payments: groupBy(payments) }
+}
+
+const textList = (values: ReadonlyArray<string>) =>
+  sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )
+
+const EMPTY: ReadonlyArray<never> = []
+
+/**
+ * One row per occupied interval overlapping [from, to): a single booking once, a series once
+ * per occurrence (spec Meetings rule 7). Two round trips: the page (with its total), then the
+ * page's bookings, histories and payments together.
+ */
+const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingListRow[]; total: number }> => {
+  if (f.projectIds.length === 0) return { rows: [], total: 0 }
+  // The slot carries its own project: filtering it (not the booking's) lets the window come
+  // from booking_slots_project_start_idx in start order, so the page stops after a page.
+  const slotConditions: SQL[] = [
+    inArray(bookingSlotsTable.projectId, [...f.projectIds]),
+    lt(bookingSlotsTable.startAt, new Date(f.to)),
+    gt(bookingSlotsTable.endAt, new Date(f.from)),
+  ]
+  if (f.statuses && f.statuses.length > 0) slotConditions.push(inArray(bookingSlotsTable.status, [...f.statuses]))
+  const bookingConditions: SQL[] = []
+  if (f.roomIds !== undefined || f.deskIds !== undefined) {
+    const assets: SQL[] = []
+    if (f.roomIds && f.roomIds.length > 0)
+      assets.push(and(eq(bookingsTable.assetKind, "room"), inArray(bookingsTable.assetId, [...f.roomIds]))!)
+    if (f.deskIds && f.deskIds.length > 0)
+      assets.push(and(eq(bookingsTable.assetKind, "desk"), inArray(bookingsTable.assetId, [...f.deskIds]))!)
+    bookingConditions.push(assets.length > 0 ? or(...assets)! : sql`false`)
+  }
+  if (f.organizerId !== undefined) bookingConditions.push(eq(bookingsTable.organizerUserId, f.organizerId))
+  if (f.organizerEmails && f.organizerEmails.length > 0)
+    bookingConditions.push(
+      sql`lower(${bookingsTable.organizer}->>'email') in (${textList(f.organizerEmails.map((e) => e.toLowerCase()))})`,
+    )
+  if (f.attendeeEmails && f.attendeeEmails.length > 0)
+    bookingConditions.push(
+      sql`exists (select 1 from jsonb_array_elements(${bookingsTable.attendees}) as a(item) where lower(a.item->>'email') in (${textList(
+        f.attendeeEmails.map((e) => e.toLowerCase()),
+      )}))`,
+    )
+  if (f.assetType !== undefined) bookingConditions.push(eq(bookingsTable.assetKind, f.assetType))
+  const order = [asc(bookingSlotsTable.startAt), asc(bookingSlotsTable.bookingId), asc(bookingSlotsTable.occurrenceIndex)]
+
+  let pairs: Array<{ booking: BookingRow; slot: SlotRow }>
+  let total: number
+  let records: Awaited<ReturnType<typeof recordsOf>>
+  if (bookingConditions.length === 0) {
+    // Every filter is on the slot (every slot has its booking, by foreign key): count and page
+    // the slots alone, then fetch only the page's bookings instead of joining the whole window.
+    const where = and(...slotConditions)
+    const [[count], slots] = await Promise.all([
+      q.select({ n: sql<number>`count(*)::int` }).from(bookingSlotsTable).where(where),
+      f.limit === 0
+        ? Promise.resolve([] as SlotRow[])
+        : q.select().from(bookingSlotsTable).where(where).orderBy(...order).limit(f.limit).offset(f.offset),
+    ])
+    const ids = [...new Set(slots.map((slot) => slot.bookingId))]
+    const [bookings, recs] = await Promise.all([
+      ids.length === 0 ? Promise.resolve([] as BookingRow[]) : q.select().from(bookingsTable).where(inArray(bookingsTable.id, ids)),
+      recordsOf(q, ids),
+    ])
+    const byId = new Map(bookings.map((b) => [b.id, b]))
+    pairs = slots.flatMap((slot) => {
+      const booking = byId.get(slot.bookingId)
+      return booking === undefined ? [] : [{ booking, slot }]
+    })
+    total = Number(count?.n ?? 0)
+    records = recs
+  } else {
+    const where = and(...slotConditions, ...bookingConditions)
+    const [[count], rows] = await Promise.all([
+      q
+        .select({ n: sql<number>`count(*)::int` })
+        .from(bookingSlotsTable)
+        .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
+        .where(where),
+      f.limit === 0
+        ? Promise.resolve([] as Array<{ booking: BookingRow; slot: SlotRow }>)
+        : q
+            .select({ booking: bookingsTable, slot: bookingSlotsTable })
+            .from(bookingSlotsTable)
+            .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
+            .where(where)
+            .orderBy(...order)
+            .limit(f.limit)
+            .offset(f.offset),
+    ])
+    pairs = rows
+    total = Number(count?.n ?? 0)
+    records = await recordsOf(
+      q,
+      rows.map((r) => r.booking.id),
+    )
+  }
+  return {
+    rows: pairs.map(({ booking, slot }) => ({
+      booking,
+      slot,
+      histories: records.histories.get(booking.id) ?? EMPTY,
+      payments: records.payments.get(booking.id) ?? EMPTY,
+    })),
+    total,
+  }
+}
+
+const get = async (q: Queryable, id: string) => {
+  const [[row], slots, recs] = await Promise.all([
+    q.select().from(bookingsTable).where(eq(bookingsTable.id, id)),
+    q.select().from(bookingSlotsTable).where(eq(bookingSlotsTable.bookingId, id)).orderBy(asc(bookingSlotsTable.occurrenceIndex)),
+    recordsOf(q, [id]),
+  ])
+  if (row === undefined) return Option.none()
+  return Option.some({
+    stored: { row, slots },
+    histories: recs.histories.get(id) ?? EMPTY,
+    payments: recs.payments.get(id) ?? EMPTY,
+  })
+}
+
+/** GET /meetings and GET /meetings/{id} over PostgreSQL/PGlite: the reads run side by side. */
+export const MeetingReadStorePostgres = Layer.effect(
+  MeetingReadStore,
+  Effect.gen(function* () {
+    const db = yield* SqlDatabase
+    const provideDb = Effect.provideService(SqlDatabase, db)
+    return MeetingReadStore.of({
+      get: (id) => provideDb(read((q) => get(q, id))),
+      list: (filter) => provideDb(read((q) => list(q, filter))),
+    })
+  }),
+)

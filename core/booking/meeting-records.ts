@@ -1,0 +1,94 @@
+import { Result } from "effect"
+import { actingUserId, type Principal } from "../auth/principal.ts"
+import * as Interval from "../shared/interval.ts"
+import type { PriceSummary } from "./pricing.ts"
+import { currentOccurrence, parseRecurrenceRule } from "./recurrence.ts"
+import type { Attendee, CheckIn, Organizer } from "./state.ts"
+
+/**
+ * A booking as the read side holds it: the stored fields a Meeting shows (times as Date, as
+ * stored). Structural: a store's records satisfy it without a copy, and no driver type leaks.
+ */
+export interface MeetingRecord {
+  readonly id: string
+  readonly projectId: string
+  readonly assetKind: string
+  readonly assetId: string
+  readonly title: string
+  readonly body: string | null
+  readonly timePeriod: string | null
+  readonly organizer: Organizer
+  readonly organizerUserId: string
+  readonly attendees: ReadonlyArray<Attendee>
+  readonly estimatedAttendance: number | null
+  readonly pinCode: string
+  readonly rrule: string | null
+  readonly anchorStartAt: Date | null
+  readonly anchorEndAt: Date | null
+  readonly createdByAppId: string
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+/** One occupied interval of a booking (its occurrence's own state). */
+export interface SlotRecord {
+  readonly bookingId: string
+  readonly startAt: Date
+  readonly endAt: Date
+  readonly status: string
+  readonly checkIns: ReadonlyArray<CheckIn>
+  readonly checkOutAt: Date | null
+  readonly updatedAt: Date
+}
+
+export interface HistoryRecord {
+  readonly action: string
+  readonly at: Date
+  readonly by: string | null
+  readonly data: Record<string, unknown> | null
+}
+
+/** A payment as the Meeting's payment fields show it. */
+export interface PaymentRecord {
+  readonly id: string
+  readonly invoiceNo: string
+  readonly kind: string
+  readonly amountMinor: number
+  readonly summary: PriceSummary
+  readonly channel: string
+  readonly status: string
+  readonly expiredAt: Date
+  readonly webPaymentUrl: string
+  readonly webPaymentQr: string
+}
+
+/** A booking with its slots (one, or one per occurrence of a series), in occurrence order. */
+export interface StoredMeeting<R extends MeetingRecord = MeetingRecord, S extends SlotRecord = SlotRecord> {
+  readonly row: R
+  readonly slots: ReadonlyArray<S>
+}
+
+/** The occurrence a master shows and actions act on (core rule: first not yet ended). */
+export const currentSlotOf = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S => {
+  const { row, slots } = stored
+  if (row.rrule === null || row.anchorStartAt === null || row.anchorEndAt === null || slots.length <= 1) return slots[0]!
+  const rule = parseRecurrenceRule(row.rrule)
+  if (Result.isFailure(rule)) return slots[0]!
+  const current = currentOccurrence(
+    {
+      masterId: row.id,
+      rule: rule.success,
+      anchor: Interval.make(row.anchorStartAt.getTime(), row.anchorEndAt.getTime()),
+      timeZone,
+    },
+    now,
+  )
+  if (current === undefined) return slots[slots.length - 1]!
+  return slots.find((s) => s.startAt.getTime() === current.start) ?? slots[slots.length - 1]!
+}
+
+/** pinCode is a secret: shown to the operator, the organizer and the app that booked only. */
+export const showsPin = (p: Principal | "operator", row: MeetingRecord): boolean =>
+  p === "operator" ||
+  actingUserId(p) === row.organizerUserId ||
+  (p.grant === "app_credentials" && p.appId === row.createdByAppId)
