@@ -1,6 +1,13 @@
 import type { PriceSummary } from "../booking/pricing.ts"
 import type { PaymentRecord } from "./records.ts"
 
+/** What the Meeting shows of a payment (a PaymentRecord, or any read model with these fields). */
+export interface BillablePayment
+  extends Pick<PaymentRecord, "id" | "invoiceNo" | "amountMinor" | "summary" | "channel" | "expiresAt" | "webPaymentUrl" | "webPaymentQr"> {
+  readonly kind: string
+  readonly status: string
+}
+
 /** The Meeting's payment fields (spec: Payment, billingSummaries), from the records in hand. */
 
 /** The spec's Payment object. */
@@ -30,7 +37,7 @@ export interface BillingSummary {
   readonly paymentChannel: string
 }
 
-export const paymentView = (p: PaymentRecord): PaymentView => ({
+export const paymentView = (p: BillablePayment): PaymentView => ({
   paymentId: p.id,
   invoiceNo: p.invoiceNo,
   amount: p.summary.total,
@@ -44,7 +51,7 @@ export const paymentView = (p: PaymentRecord): PaymentView => ({
  * responses"), and every payment (oldest first) as a billing summary.
  */
 export const paymentFields = (
-  payments: ReadonlyArray<PaymentRecord>,
+  payments: ReadonlyArray<BillablePayment>,
   status: string,
 ): { payment?: PaymentView; billingSummaries: BillingSummary[] } => {
   let paidMinor = 0

@@ -8,9 +8,9 @@ import {
   renderPayPage,
   renderStatusPage,
 } from "../../payments/pay-page.ts"
-import { Option } from "effect"
+import { type ManagedRuntime, Option } from "effect"
 import { Payments } from "../../../core/payment/payments.ts"
-import type { HttpDeps } from "../http-deps.ts"
+import type { Logger } from "../../observability/logger.ts"
 import type { AppEnv } from "../app-env.ts"
 import { makeRun } from "../run.ts"
 import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
@@ -61,7 +61,13 @@ const html = (
   return c.html(body, status)
 }
 
-export const payPageRoutes = (s: HttpDeps) => {
+/** The runtime the pay page's use case runs on (the app's), and where a defect is logged. */
+export interface PayPageDeps {
+  readonly runtime: ManagedRuntime.ManagedRuntime<Payments, never>
+  readonly logger: Logger
+}
+
+export const payPageRoutes = (s: PayPageDeps) => {
   const routes = new Hono<AppEnv>()
   const run = makeRun(s.runtime, s.logger)
 
