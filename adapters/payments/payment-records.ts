@@ -1,5 +1,4 @@
 import { asc, eq, inArray } from "drizzle-orm"
-import type { PaymentRecord } from "../../core/booking/meeting-records.ts"
 import type { ExtensionOrigin } from "../../core/booking/paid-extension.ts"
 import type { PriceSummary } from "../../core/booking/pricing.ts"
 import type { BookingStatus } from "../../core/booking/state.ts"
@@ -149,7 +148,7 @@ export interface BillingSummary {
   readonly paymentChannel: string
 }
 
-export const paymentView = (p: PaymentRecord): PaymentView => ({
+export const paymentView = (p: PaymentRow): PaymentView => ({
   paymentId: p.id,
   invoiceNo: p.invoiceNo,
   amount: p.summary.total,
@@ -163,7 +162,7 @@ export const paymentView = (p: PaymentRecord): PaymentView => ({
  * pending (spec: "only on unpaid responses"), and every payment as a billing summary.
  */
 export const paymentFields = (
-  payments: ReadonlyArray<PaymentRecord>,
+  payments: ReadonlyArray<PaymentRow>,
   status: string,
 ): { payment?: PaymentView; billingSummaries: BillingSummary[] } => {
   let paidMinor = 0
