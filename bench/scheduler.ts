@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm"
 import { loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import { execute } from "../adapters/postgres/database.ts"
-import { makeApplyTick } from "../adapters/scheduler/apply-tick.ts"
+import { applyTickFor } from "../adapters/wiring/layers/lifecycle.ts"
 import { makeEmbeddedScheduler } from "../adapters/scheduler/embedded.ts"
 import { boot } from "../adapters/wiring/boot.ts"
 import { freshPostgresDatabase } from "../test/support/databases.ts"
@@ -104,7 +104,7 @@ export const runSchedulerBench = async (options: SchedulerBenchOptions = {}): Pr
     const heapBefore = process.memoryUsage().heapUsed
     let transitions = 0
     let ticks = 0
-    const drainer = makeEmbeddedScheduler(s, makeApplyTick(s), {
+    const drainer = makeEmbeddedScheduler(s, applyTickFor(s), {
       onApplied: (_t, outcome) => {
         ticks++
         if (outcome._tag === "Transitioned") transitions++
@@ -164,7 +164,7 @@ export const runSchedulerBench = async (options: SchedulerBenchOptions = {}): Pr
     let fired = 0
     let allFired: () => void = () => {}
     const done = new Promise<void>((resolve) => (allFired = resolve))
-    const worker = makeEmbeddedScheduler(s, makeApplyTick(s), {
+    const worker = makeEmbeddedScheduler(s, applyTickFor(s), {
       onApplied: (tick, outcome) => {
         if (outcome._tag !== "Transitioned" || !tick.bookingId.startsWith("c")) return
         lags.push(Date.now() - tick.dueAt)

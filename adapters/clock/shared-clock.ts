@@ -2,7 +2,11 @@ import { sql } from "drizzle-orm"
 import postgres from "postgres"
 import { UpstreamUnavailable } from "../../core/shared/errors.ts"
 import { execute, type Database } from "../postgres/database.ts"
-import type { Logger } from "../wiring/logger.ts"
+/** What the clock logs through (the service's JSON logger fits). */
+interface Logger {
+  readonly log: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void
+  readonly child: (fields: Record<string, unknown>) => Logger
+}
 import { ManualClock } from "./clocks.ts"
 
 /**

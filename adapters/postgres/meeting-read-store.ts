@@ -42,9 +42,10 @@ const recordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>) => {
       .select()
       .from(paymentsTable)
       .where(inArray(paymentsTable.bookingId, ids))
-      .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id)),
+      .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id))
+      .then((rows) => rows.map(toPaymentRecord)),
   ])
-  return { histories: groupBy(histories), payments: groupBy(payments.map(toPaymentRecord)) }
+  return { histories: groupBy(histories), payments: groupBy(payments) }
 }
 
 const textList = (values: ReadonlyArray<string>) =>

@@ -1,10 +1,17 @@
-import { and, asc, eq, sql } from "drizzle-orm"
+import { and, asc, count, desc, eq, sql } from "drizzle-orm"
+import { Effect, Layer } from "effect"
+import type { DeliveryState } from "../../core/events/delivery-policy.ts"
+import { WebhookStore, type DeliveryLogEntry, type WebhookState } from "../../core/ports/webhook-store.ts"
+import { NotFound, StateConflict } from "../../core/shared/errors.ts"
+import { inTx, query, read, SqlDatabase } from "./unit-of-work.ts"
 import { makeEnvelope } from "../../core/events/envelope.ts"
 import { wakeAfterCommit, type Queryable } from "./database.ts"
 import { WEBHOOK_CHANNEL } from "./outbox.ts"
 import { webhooksTable } from "./tables/identity.ts"
 import { projectsTable } from "./tables/tenancy.ts"
 import { webhookDeliveriesTable } from "./tables/webhook-deliveries.ts"
+
+export type { DeliveryLogEntry }
 
 /**
  * Webhook registrations and deliveries as the outbox relay, visitor events and the operator's
@@ -124,3 +131,126 @@ export const projectExists = async (q: Queryable, projectId: string): Promise<bo
   const [project] = await q.select({ id: projectsTable.id }).from(projectsTable).where(eq(projectsTable.id, projectId))
   return project !== undefined
 }
+
+const logEntry = (r: typeof webhookDeliveriesTable.$inferSelect): DeliveryLogEntry => ({
+  id: r.id,
+  webhookId: r.webhookId,
+  type: r.type,
+  state: r.state as DeliveryState,
+  attempts: r.attempts,
+  occurredAt: r.occurredAt.toISOString(),
+  createdAt: r.createdAt.toISOString(),
+  ...(r.state === "pending" && r.nextAttemptAt
+    ? { nextAttemptAt: r.nextAttemptAt.toISOString() }
+    : {}),
+})
+
+const requireWebhook = async (q: Queryable, webhookId: string) => {
+  const [w] = await q
+    .select({ id: webhooksTable.id, enabled: webhooksTable.enabled })
+    .from(webhooksTable)
+    .where(eq(webhooksTable.id, webhookId))
+  if (!w) throw new NotFound({ entity: "webhook", id: webhookId })
+  return w
+}
+
+/** The delivery log of one registration, newest first. */
+export const listDeliveries = async (
+  db: Queryable,
+  webhookId: string,
+  page: { readonly limit: number; readonly offset: number },
+): Promise<{ rows: DeliveryLogEntry[]; total: number }> => {
+  await requireWebhook(db, webhookId)
+  const d = webhookDeliveriesTable
+  const [{ total } = { total: 0 }] = await db
+    .select({ total: count() })
+    .from(d)
+    .where(eq(d.webhookId, webhookId))
+  const rows =
+    page.limit === 0
+      ? []
+      : await db
+          .select()
+          .from(d)
+          .where(eq(d.webhookId, webhookId))
+          .orderBy(desc(d.createdAt), desc(d.id))
+          .limit(page.limit)
+          .offset(page.offset)
+  return { rows: rows.map(logEntry), total: Number(total) }
+}
+
+/**
+ * Queues a delivery again under the same id with a fresh budget of attempts; its log keeps
+ * the earlier attempts. A disabled registration must be enabled first.
+ */
+export const requeueDelivery = async (
+  tx: Queryable,
+  id: string,
+  now: number,
+): Promise<DeliveryLogEntry> => {
+    const d = webhookDeliveriesTable
+    const [row] = await tx.select().from(d).where(eq(d.id, id)).for("update")
+    if (!row) throw new NotFound({ entity: "delivery", id })
+    const w = await requireWebhook(tx, row.webhookId)
+    if (!w.enabled)
+      throw new StateConflict({ reason: "the webhook is disabled; enable it before redelivering" })
+    const [updated] = await tx
+      .update(d)
+      .set({
+        state: "pending",
+        roundAttempts: 0,
+        nextAttemptAt: new Date(now),
+        leaseUntil: null,
+        updatedAt: new Date(now),
+      })
+      .where(eq(d.id, id))
+      .returning()
+    wakeAfterCommit(tx, WEBHOOK_CHANNEL)
+    return logEntry(updated!)
+}
+
+/** Re-enables a registration and resets its failure counter; paused deliveries resume. */
+export const enableWebhook = async (tx: Queryable, webhookId: string, now: number): Promise<WebhookState> => {
+    await requireWebhook(tx, webhookId)
+    const [w] = await tx
+      .update(webhooksTable)
+      .set({ enabled: true, consecutiveFailures: 0, disabledAt: null, updatedAt: new Date(now) })
+      .where(eq(webhooksTable.id, webhookId))
+      .returning({
+        id: webhooksTable.id,
+        enabled: webhooksTable.enabled,
+        consecutiveFailures: webhooksTable.consecutiveFailures,
+      })
+    wakeAfterCommit(tx, WEBHOOK_CHANNEL)
+    return w!
+}
+
+
+/** Domain failures thrown by the functions above stay typed; driver errors die. */
+const domainOr = (e: { readonly cause: unknown }) =>
+  e.cause instanceof NotFound || e.cause instanceof StateConflict ? Effect.fail(e.cause) : Effect.die(e.cause)
+
+/** The WebhookStore port over webhooks and webhook_deliveries. */
+export const WebhookStorePostgres = Layer.effect(
+  WebhookStore,
+  Effect.gen(function* () {
+    const database = yield* SqlDatabase
+    return WebhookStore.of({
+      projectExists: (projectId) =>
+        read((q) => projectExists(q, projectId)).pipe(Effect.provideService(SqlDatabase, database)),
+      deliveries: (webhookId, page) =>
+        query((q) => listDeliveries(q, webhookId, page)).pipe(
+          Effect.catchTag("DatabaseError", (e) => domainOr(e) as Effect.Effect<never, NotFound>),
+          Effect.provideService(SqlDatabase, database),
+        ),
+      requeue: (id, now) =>
+        inTx("WebhookStore.requeue", (tx) => requeueDelivery(tx, id, now)).pipe(
+          Effect.catchTag("DatabaseError", (e) => domainOr(e) as Effect.Effect<never, NotFound | StateConflict>),
+        ),
+      enable: (webhookId, now) =>
+        inTx("WebhookStore.enable", (tx) => enableWebhook(tx, webhookId, now)).pipe(
+          Effect.catchTag("DatabaseError", (e) => domainOr(e) as Effect.Effect<never, NotFound>),
+        ),
+    })
+  }),
+)

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm"
-import { Result } from "effect"
-import { resolveMeetingConfig, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
+import { Effect, Result } from "effect"
+import { LifecycleSignals } from "../../core/ports/lifecycle-signals.ts"
+import { decodeAssetConfig, resolveMeetingConfig, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
 import type { AssetKind, Booking } from "../../core/booking/state.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
 import { occurrenceEventId } from "../../core/booking/recurrence.ts"
@@ -12,7 +13,6 @@ import type {
   LifecycleSnapshot,
   TickOutcome,
 } from "../../core/ports/lifecycle-scheduler.ts"
-import { assetConfigOf, findAsset } from "../bookings/asset-queries.ts"
 import {
   loadBooking,
   recordBookingEvents,
@@ -25,10 +25,9 @@ import {
 import { execute, type Queryable, type Tx } from "../postgres/database.ts"
 import { bookingSlotsTable, bookingsTable } from "../postgres/tables/bookings.ts"
 import { paymentsTable } from "../postgres/tables/payments.ts"
-import { lapseUnpaidBooking } from "../payments/payment-lapse.ts"
+import { desksTable, roomsTable } from "../postgres/tables/tenancy.ts"
 import type { Services } from "../wiring/services.ts"
 import { DEFERRED, type ApplyTick } from "./embedded.ts"
-import { lifecycleSchedulerOf } from "./registry.ts"
 import {
   markTickFired,
   replaceOccurrenceTicks,
@@ -86,8 +85,10 @@ export const meetingConfigOf = async (
   q: Queryable,
   stored: StoredBooking,
 ): Promise<ResolvedMeetingConfig> => {
-  const asset = await findAsset(q, undefined, stored.row.assetKind as AssetKind, stored.row.assetId)
-  return resolveMeetingConfig(assetConfigOf(asset.row.config))
+  const table = stored.row.assetKind === "desk" ? desksTable : roomsTable
+  const [asset] = await q.select({ config: table.config }).from(table).where(eq(table.id, stored.row.assetId)).limit(1)
+  const decoded = decodeAssetConfig(asset?.config ?? {})
+  return resolveMeetingConfig(Result.isSuccess(decoded) ? decoded.success : undefined)
 }
 
 /**
@@ -140,29 +141,12 @@ export const newBookingTicksInsert = (
     s.clock.now(),
   )
 
-/** Call after the booking's transaction committed: wakes the worker or signals the workflow. */
-export const lifecycleCommitted = async (
-  s: Services,
-  bookingId: string,
-  signal: LifecycleSignal,
-): Promise<void> => {
-  const scheduler = lifecycleSchedulerOf(s)
-  if (scheduler !== undefined) {
-    try {
-      await scheduler.bookingCommitted(bookingId, signal)
-    } catch (e) {
-      // The ticks are committed; the worst case is a later wake-up (safety-net timer, or the
-      // Temporal reconciliation on start). The user's action must not fail for it.
-      s.logger.log("warn", "lifecycle notification failed", {
-        bookingId,
-        signal,
-        error: e instanceof Error ? e.message : String(e),
-      })
-    }
-  } else {
-    for (const wake of s.wake) wake()
-  }
-}
+/**
+ * Call after the booking's transaction committed: wakes the worker or signals the workflow
+ * (LifecycleSignals; bridge for the Promise use cases until they are Effect use cases).
+ */
+export const lifecycleCommitted = (s: Services, bookingId: string, signal: LifecycleSignal): Promise<void> =>
+  s.runtime.runPromise(Effect.flatMap(LifecycleSignals, (signals) => signals.bookingCommitted(bookingId, signal)))
 
 const commandFor = (command: TransitionCommand, config: ResolvedMeetingConfig): BookingCommand =>
   command === "NoShowExpire"
@@ -174,7 +158,20 @@ const commandFor = (command: TransitionCommand, config: ResolvedMeetingConfig): 
  * booking row is locked with SKIP LOCKED: a user transaction holding it (and waiting for this
  * very tick row to replace it) would otherwise deadlock with us; we step aside instead.
  */
-export const makeApplyTick = (s: Services): ApplyTick => {
+/**
+ * The payment lapse (owned by the payments adapter: expires the payment, then cancels a paid
+ * create or restores a paid extension), handed in by the wiring so the scheduler does not
+ * import payments.
+ */
+export type LapseUnpaid = (
+  tx: Queryable,
+  s: Services,
+  bookingId: string,
+  at: number,
+  reschedule: (tx: Queryable, saved: StoredBooking) => Promise<void>,
+) => Promise<{ readonly _tag: "Skipped" } | { readonly _tag: "Cancelled" | "Restored"; readonly to: string }>
+
+export const makeApplyTick = (s: Services, lapseUnpaidBooking: LapseUnpaid): ApplyTick => {
   // Asset configs change only through the manifest: a few seconds' cache saves two queries a
   // tick; a tick fired with a config a few seconds stale still passes applicableTick's check.
   const configs = new Map<string, { config: ResolvedMeetingConfig; until: number }>()

@@ -53,10 +53,10 @@ export interface EmbeddedScheduler extends LifecycleSchedulerShape {
  * processes on one database therefore share the work and a tick is never applied twice.
  *
  * Timing: on the system clock the worker sleeps until the earliest pending run time (capped
- * by maxSleepMs), and is woken early by `wake()` (Services.wake, called after a booking
+ * by maxSleepMs), and is woken early by `wake()` (LifecycleSignals, after a booking
  * commit) or, on PostgreSQL, by NOTIFY from any process. On the manual clock nothing is due
- * until the clock moves, so it waits for wake-ups only, and `drainUntil` (the clock advance
- * hook) applies each tick at its own due time, in order.
+ * until the clock moves, so it waits for wake-ups only, and `drainUntil` (ClockControl's
+ * advance) applies each tick at its own due time, in order.
  */
 export const makeEmbeddedScheduler = (
   s: Services,
@@ -217,13 +217,10 @@ export const makeEmbeddedScheduler = (
   }
 
   /**
-   * Registers the wake-up and the clock hook synchronously (the hook order in surfaces.ts is
-   * the order of application: ticks before webhook deliveries), then runs the loop.
+   * Runs the loop; it wakes on NOTIFY and on `wake()` (the worker layer subscribes it to the
+   * booking commits, adapters/wiring/layers/lifecycle.ts). The clock advance calls drainUntil.
    */
   const start = (): (() => Promise<void>) => {
-    s.wake.push(wake)
-    const hook = (now: number) => drainUntil(now)
-    if (manual) s.onClockAdvanced.push(hook)
     const unlisten = db.listen(TICKS_CHANNEL, wake).catch((e: unknown) => {
       log.log("warn", "scheduler LISTEN failed; relying on timers", { error: String(e) })
       return async () => {}
@@ -234,10 +231,6 @@ export const makeEmbeddedScheduler = (
       wake()
       await done
       await (await unlisten)()
-      const i = s.wake.indexOf(wake)
-      if (i >= 0) s.wake.splice(i, 1)
-      const j = s.onClockAdvanced.indexOf(hook)
-      if (j >= 0) s.onClockAdvanced.splice(j, 1)
       await running
     }
   }

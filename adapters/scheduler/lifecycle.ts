@@ -1,35 +1,23 @@
-import { Effect } from "effect"
+import type { LifecycleSchedulerShape } from "../../core/ports/lifecycle-scheduler.ts"
 import type { Services } from "../wiring/services.ts"
-import { makeApplyTick } from "./apply-tick.ts"
-import { makeEmbeddedScheduler, type EmbeddedOptions } from "./embedded.ts"
-import { registerLifecycleScheduler, unregisterLifecycleScheduler } from "./registry.ts"
-import { SchedulerWake } from "./signals.ts"
+import { makeEmbeddedScheduler, type ApplyTick, type EmbeddedOptions } from "./embedded.ts"
 import { makeTemporalScheduler } from "./temporal.ts"
 
 /**
  * Starts the lifecycle scheduler the configuration selects (KEYSPACE_SCHEDULER: embedded by
- * default, or temporal) and registers it for the booking code. Hooks are registered before
- * this returns, so call it before starting anything that must run after ticks (webhooks).
+ * default, or temporal). The worker layer (adapters/wiring/layers/lifecycle.ts) subscribes it to
+ * the booking commits and hands its drain to the clock advance.
  */
 export const startLifecycleScheduler = (
   s: Services,
+  apply: ApplyTick,
   options: EmbeddedOptions = {},
-): (() => Promise<void>) => {
-  const apply = makeApplyTick(s)
+): { readonly scheduler: LifecycleSchedulerShape; readonly stop: () => Promise<void> } => {
   const scheduler =
     s.config.scheduler === "temporal"
       ? makeTemporalScheduler(s, apply)
       : makeEmbeddedScheduler(s, apply, options)
-  registerLifecycleScheduler(s, scheduler)
-  // Use cases signal through the LifecycleSignals port (adapters/scheduler/signals.ts).
-  const unsubscribe = s.runtime.runSync(
-    Effect.map(SchedulerWake, (wake) => wake.subscribe(scheduler.bookingCommitted)),
-  )
   const stop = scheduler.start()
   s.logger.log("info", "lifecycle scheduler started", { scheduler: scheduler.name })
-  return async () => {
-    unsubscribe()
-    unregisterLifecycleScheduler(s)
-    await stop()
-  }
+  return { scheduler, stop }
 }

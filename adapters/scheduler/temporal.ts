@@ -124,9 +124,7 @@ export const makeTemporalScheduler = (
     bookingCommitted: async (bookingId, kind) => enqueue(bookingId, kind),
     drainUntil: (now) => fallback.drainUntil(now),
     start: () => {
-      const hook = (now: number) => fallback.drainUntil(now)
       const manual = s.clock.mode === "manual"
-      if (manual) s.onClockAdvanced.push(hook)
       const report = (e: unknown) =>
         log.log("error", "Temporal reconciliation failed", {
           address,
@@ -141,8 +139,6 @@ export const makeTemporalScheduler = (
         if (timer !== undefined) clearInterval(timer)
         await started
         await pumping
-        const j = s.onClockAdvanced.indexOf(hook)
-        if (j >= 0) s.onClockAdvanced.splice(j, 1)
         const c = client === undefined ? undefined : await client.catch(() => undefined)
         await c?.connection.close()
       }

@@ -180,112 +180,12 @@ export const recordAttempt = async (
     return { state: outcome.state, disabled }
   })
 
-export interface DeliveryLogEntry {
-  readonly id: string
-  readonly webhookId: string
-  readonly type: string
-  readonly state: DeliveryState
-  readonly attempts: ReadonlyArray<DeliveryAttempt>
-  readonly occurredAt: string
-  readonly createdAt: string
-  /** When the next attempt is due (pending only). */
-  readonly nextAttemptAt?: string
-}
-
-const logEntry = (r: typeof webhookDeliveriesTable.$inferSelect): DeliveryLogEntry => ({
-  id: r.id,
-  webhookId: r.webhookId,
-  type: r.type,
-  state: r.state as DeliveryState,
-  attempts: r.attempts,
-  occurredAt: r.occurredAt.toISOString(),
-  createdAt: r.createdAt.toISOString(),
-  ...(r.state === "pending" && r.nextAttemptAt
-    ? { nextAttemptAt: r.nextAttemptAt.toISOString() }
-    : {}),
-})
-
-const requireWebhook = async (q: Queryable, webhookId: string) => {
-  const [w] = await q
-    .select({ id: webhooksTable.id, enabled: webhooksTable.enabled })
-    .from(webhooksTable)
-    .where(eq(webhooksTable.id, webhookId))
-  if (!w) throw new NotFound({ entity: "webhook", id: webhookId })
-  return w
-}
-
-/** The delivery log of one registration, newest first. */
-export const listDeliveries = async (
-  db: Db,
-  webhookId: string,
-  page: { readonly limit: number; readonly offset: number },
-): Promise<{ rows: DeliveryLogEntry[]; total: number }> => {
-  await requireWebhook(db, webhookId)
-  const d = webhookDeliveriesTable
-  const [{ total } = { total: 0 }] = await db
-    .select({ total: count() })
-    .from(d)
-    .where(eq(d.webhookId, webhookId))
-  const rows =
-    page.limit === 0
-      ? []
-      : await db
-          .select()
-          .from(d)
-          .where(eq(d.webhookId, webhookId))
-          .orderBy(desc(d.createdAt), desc(d.id))
-          .limit(page.limit)
-          .offset(page.offset)
-  return { rows: rows.map(logEntry), total: Number(total) }
-}
-
-/**
- * Queues a delivery again under the same id with a fresh budget of attempts; its log keeps
- * the earlier attempts. A disabled registration must be enabled first.
- */
-export const requeueDelivery = async (
-  db: Db,
-  id: string,
-  now: number,
-): Promise<DeliveryLogEntry> =>
-  db.transaction(async (tx) => {
-    const d = webhookDeliveriesTable
-    const [row] = await tx.select().from(d).where(eq(d.id, id)).for("update")
-    if (!row) throw new NotFound({ entity: "delivery", id })
-    const w = await requireWebhook(tx, row.webhookId)
-    if (!w.enabled)
-      throw new StateConflict({ reason: "the webhook is disabled; enable it before redelivering" })
-    const [updated] = await tx
-      .update(d)
-      .set({
-        state: "pending",
-        roundAttempts: 0,
-        nextAttemptAt: new Date(now),
-        leaseUntil: null,
-        updatedAt: new Date(now),
-      })
-      .where(eq(d.id, id))
-      .returning()
-    wakeAfterCommit(tx, WEBHOOK_CHANNEL)
-    return logEntry(updated!)
-  })
-
-/** Re-enables a registration and resets its failure counter; paused deliveries resume. */
-export const enableWebhook = async (db: Db, webhookId: string, now: number) =>
-  db.transaction(async (tx) => {
-    await requireWebhook(tx, webhookId)
-    const [w] = await tx
-      .update(webhooksTable)
-      .set({ enabled: true, consecutiveFailures: 0, disabledAt: null, updatedAt: new Date(now) })
-      .where(eq(webhooksTable.id, webhookId))
-      .returning({
-        id: webhooksTable.id,
-        enabled: webhooksTable.enabled,
-        consecutiveFailures: webhooksTable.consecutiveFailures,
-      })
-    wakeAfterCommit(tx, WEBHOOK_CHANNEL)
-    return w!
-  })
+export {
+  enableWebhook,
+  listDeliveries,
+  requeueDelivery,
+  type DeliveryLogEntry,
+} from "../postgres/webhook-store.ts"
 
 /** Earliest due time of pending work (service clock), for the dispatcher's sleep. */
 export const nextDueAt = async (db: Db): Promise<number | undefined> => {

@@ -307,9 +307,6 @@ export const startDispatcher = (s: Services, options: DispatcherOptions = {}): D
     }
   }
 
-  const onClock = () => drainDue()
-  s.wake.push(kick)
-  s.onClockAdvanced.push(onClock)
   void s.database
     .listen(WEBHOOK_CHANNEL, kick)
     .then((stop) => {
@@ -325,10 +322,6 @@ export const startDispatcher = (s: Services, options: DispatcherOptions = {}): D
     stop: async () => {
       stopped = true
       clearTimeout(timer)
-      const w = s.wake.indexOf(kick)
-      if (w >= 0) s.wake.splice(w, 1)
-      const h = s.onClockAdvanced.indexOf(onClock)
-      if (h >= 0) s.onClockAdvanced.splice(h, 1)
       await unlisten?.().catch(() => {})
       // In-flight attempts end within the timeout; their leases cover a hard stop.
       await withTimeout(settled([...inFlight.values()]), timeoutMs, () => undefined)

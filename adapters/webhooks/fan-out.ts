@@ -3,8 +3,6 @@ import { and, asc, eq, inArray } from "drizzle-orm"
 import type { Organizer, Attendee } from "../../core/booking/state.ts"
 import { bookingPayload, type BookingEventContext } from "../../core/events/booking-payloads.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
-import { mirrorEnvelopeFields, validateVisitorEvent } from "../../core/events/visitor-payloads.ts"
-import { NotFound, ValidationFailed } from "../../core/shared/errors.ts"
 import type { Queryable, Tx } from "../postgres/database.ts"
 import {
   bookingSlotsTable,
@@ -20,46 +18,6 @@ import {
   subscribedRegistrations,
   type NewDelivery,
 } from "../postgres/webhook-store.ts"
-
-// --- visitor events --------------------------------------------------------------------------
-
-/**
- * POST /admin/v1/projects/{projectId}/visitor-events: validates the event, then enqueues its
- * deliveries in one transaction. Returns the envelope id (the first subscriber's delivery id).
- */
-export const publishVisitorEvent = async (
-  s: Services,
-  projectId: string,
-  body: { readonly type?: unknown; readonly data?: unknown },
-): Promise<string> => {
-  const [project] = await s.database.db
-    .select({ id: projectsTable.id })
-    .from(projectsTable)
-    .where(eq(projectsTable.id, projectId))
-  if (!project) throw new NotFound({ entity: "project", id: projectId })
-  if (typeof body.type !== "string") throw new ValidationFailed({ messages: ["type: is required"] })
-  const mirrored = mirrorEnvelopeFields(body.data ?? {}, projectId, s.clock.now())
-  if (Result.isFailure(mirrored)) throw mirrored.failure
-  const validated = validateVisitorEvent(body.type, mirrored.success)
-  if (Result.isFailure(validated)) throw validated.failure
-  const event = validated.success
-  // timestamp mirrors occurredAt: both leave as the same ISO 8601 UTC text.
-  const occurredAt = Date.parse(event.data.timestamp)
-  const data = { ...event.data, timestamp: new Date(occurredAt).toISOString() }
-  const eventId = s.newId()
-  await s.database.db.transaction(async (tx) => {
-    const rows = await deliveriesFor(tx, { now: s.clock.now(), newId: s.newId }, {
-      eventId,
-      projectId,
-      type: event.type,
-      occurredAt,
-      data,
-    })
-    await insertDeliveries(tx, rows)
-  })
-  for (const wake of s.wake) wake()
-  return eventId
-}
 
 // --- booking events (outbox relay) ---------------------------------------------------------
 

@@ -29,13 +29,19 @@ export const pruneDeliveries = async (db: Queryable, now: number, retentionMs: n
   }
 }
 
+export interface DeliveryRetention {
+  /** Sweeps now (after a manual clock advance: age is measured on the service clock). */
+  readonly sweep: () => Promise<void>
+  readonly stop: () => Promise<void>
+}
+
 /**
  * The background job of KEYSPACE_WEBHOOK_RETENTION_DAYS (0 keeps everything): sweeps at start,
  * every 10 minutes, and after every manual clock advance, measuring age on the service clock.
  */
-export const startDeliveryRetention = (s: Services): (() => Promise<void>) => {
+export const startDeliveryRetention = (s: Services): DeliveryRetention => {
   const days = s.config.webhookRetentionDays
-  if (days === 0) return async () => {}
+  if (days === 0) return { sweep: async () => {}, stop: async () => {} }
   let running: Promise<unknown> = Promise.resolve()
   const sweep = () => {
     running = running
@@ -44,15 +50,14 @@ export const startDeliveryRetention = (s: Services): (() => Promise<void>) => {
       .catch((e: unknown) => s.logger.log("warn", "webhook delivery retention failed", { error: String(e) }))
     return running.then(() => {})
   }
-  const hook = async () => sweep()
-  s.onClockAdvanced.push(hook)
   const timer = setInterval(() => void sweep(), SWEEP_EVERY_MS)
   ;(timer as { unref?: () => void }).unref?.()
   void sweep()
-  return async () => {
-    clearInterval(timer)
-    const i = s.onClockAdvanced.indexOf(hook)
-    if (i >= 0) s.onClockAdvanced.splice(i, 1)
-    await running.catch(() => {})
+  return {
+    sweep,
+    stop: async () => {
+      clearInterval(timer)
+      await running.catch(() => {})
+    },
   }
 }

@@ -13,6 +13,7 @@ import { paymentsStores, paymentsUseCases } from "./layers/payments.ts"
 import { observabilityLayer } from "./layers/observability.ts"
 import type { TracingConfig } from "../observability/tracing.ts"
 
+import type { Services } from "./services.ts"
 import type { Storage } from "./storage.ts"
 
 export type { Storage }
@@ -25,6 +26,10 @@ export interface AppInputs {
   readonly storage: Storage
   /** OTLP export settings from the OTEL_* variables; absent = tracing off. */
   readonly tracing?: TracingConfig | undefined
+  /** Start the background workers when the runtime builds (boot's `background`; default off). */
+  readonly background?: boolean
+  /** The legacy Services the workers' loops still take (bridge until Phase 3). */
+  readonly legacy?: Promise<Services>
 }
 
 const infra = (inputs: AppInputs) =>
@@ -65,7 +70,7 @@ const stores = (storage: Storage) =>
  * depends on a worker, so the graph has no cycle.
  */
 export const appLayer = (inputs: AppInputs) =>
-  lifecycleWorkers(inputs.storage).pipe(
+  lifecycleWorkers({ background: inputs.background ?? false, legacy: inputs.legacy }).pipe(
     Layer.provideMerge(Layer.mergeAll(bookingsUseCases, paymentsUseCases, membersUseCases, lifecycleUseCases)),
     Layer.provideMerge(lifecycleSignals),
     Layer.provideMerge(stores(inputs.storage)),

@@ -19,7 +19,7 @@ import { StartupError } from "./startup-error.ts"
 import { makeLogger } from "./logger.ts"
 import { makeAppRuntime, type AppRuntime } from "./app-layer.ts"
 import type { Services } from "./services.ts"
-import { startBackground, surfaces } from "./surfaces.ts"
+import { surfaces } from "./surfaces.ts"
 
 export interface Booted {
   readonly app: ReturnType<typeof makeApp>
@@ -90,7 +90,19 @@ const bootLocked = async (
       : systemClock()
   const newId = () => objectId(Date.now())
   const caches = makeCaches(database.db)
-  const runtime = makeAppRuntime({ config, clock, newId, storage: { profile: "postgres", database, caches }, tracing: tracingConfig(env) })
+  // The workers' loops still take Services (bridge), which needs the built runtime: the worker
+  // layers start once it is handed over below.
+  let handOver: (services: Services) => void = () => {}
+  const legacy = new Promise<Services>((resolve) => (handOver = resolve))
+  const runtime = makeAppRuntime({
+    config,
+    clock,
+    newId,
+    storage: { profile: "postgres", database, caches },
+    tracing: tracingConfig(env),
+    background,
+    legacy,
+  })
   // Builds every layer now, so a broken graph fails the start, not the first request.
   const context = await runtime.context()
   const telemetry = Context.get(context, Telemetry)
@@ -105,10 +117,9 @@ const bootLocked = async (
     metrics: makeMetrics(context),
     tracer: { enabled: telemetry.tracer !== undefined, flush: () => runtime.runPromise(telemetry.flush) },
     adminToken,
-    onClockAdvanced: [],
-    wake: [],
     runtime,
   }
+  handOver(services)
   const lines: string[] = []
   if (!config.adminToken) lines.push(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
   const demo = config.seed === "demo" ? await runtime.runPromise(Context.get(context, Tenancy).seedDemo()) : undefined
@@ -129,7 +140,6 @@ const bootLocked = async (
     )
   }
   const app = makeApp(services, surfaces(services))
-  const stopBackground = background ? startBackground(services) : async () => {}
   return {
     app,
     services,
@@ -140,7 +150,7 @@ const bootLocked = async (
     },
     close: async () => {
       try {
-        await stopBackground()
+        // Stops the workers (webhooks, then the scheduler), then the rest of the graph.
         await runtime.dispose()
         if (isSharedManual(clock)) await clock.close()
         await database.close()

@@ -1,3 +1,4 @@
+import { Context } from "effect"
 import type { ClockShape } from "../../core/ports/clock.ts"
 import type { Config } from "../config/config.ts"
 import type { Metrics } from "../observability/metrics.ts"
@@ -24,13 +25,15 @@ export interface Services {
   /** OpenTelemetry tracing; a no-op unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   readonly tracer: Tracer
   readonly adminToken: string
-  /** Background work that must see a clock move before /clock/advance answers. */
-  readonly onClockAdvanced: Array<(now: number) => Promise<void>>
-  /** Wakes background workers when new work was committed (ticks, deliveries). */
-  readonly wake: Array<() => void>
   /**
    * The one Effect runtime (use cases, ports, workers), built at boot. Bridge while routes and
    * workers move off this object onto the runtime: new code takes the runtime, not `Services`.
    */
   readonly runtime: AppRuntime
 }
+
+/**
+ * The legacy Services as a service of the graph, for the worker layers whose loops still take
+ * Services (bridge until Phase 3 removes Services). Boot resolves it once the runtime is built.
+ */
+export class LegacyServices extends Context.Service<LegacyServices, Promise<Services>>()("keyspace/wiring/LegacyServices") {}

@@ -1,6 +1,6 @@
 import { NativeConnection, Worker } from "@temporalio/worker"
 import { fileURLToPath } from "node:url"
-import { makeApplyTick } from "../../adapters/scheduler/apply-tick.ts"
+import { applyTickFor } from "../../adapters/wiring/layers/lifecycle.ts"
 import { lifecyclePorts } from "../../adapters/scheduler/temporal.ts"
 import { boot } from "../../adapters/wiring/boot.ts"
 import { createActivities } from "../../workflows/activities.ts"
@@ -21,7 +21,7 @@ const worker = await Worker.create({
   taskQueue,
   // Beside this file: the .ts source under tsx, the compiled .js under dist/.
   workflowsPath: fileURLToPath(new URL(`../../workflows/booking-lifecycle.${import.meta.url.endsWith(".js") ? "js" : "ts"}`, import.meta.url)),
-  activities: createActivities(lifecyclePorts(s, makeApplyTick(s))),
+  activities: createActivities(lifecyclePorts(s, applyTickFor(s))),
 })
 s.logger.log("info", "Temporal worker started", { address, namespace, taskQueue })
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => worker.shutdown())

@@ -4,7 +4,7 @@ import type { BookingTick, LifecycleSnapshot } from "../../core/ports/lifecycle-
 import type { LifecyclePorts } from "../../workflows/activities.ts"
 import { createActivities, EARLY_TOLERANCE_MS } from "../../workflows/activities.ts"
 import { plan } from "../../workflows/booking-lifecycle.ts"
-import { makeApplyTick } from "../../adapters/scheduler/apply-tick.ts"
+import { applyTickFor } from "../../adapters/wiring/layers/lifecycle.ts"
 import { lifecyclePorts } from "../../adapters/scheduler/temporal.ts"
 import { startHarness, type Harness } from "../support/harness.ts"
 import { advanceTo, book, eventsOf, local, setUpSchedulerWorld, statusOf, type SchedulerWorld } from "../integration/scheduler/scheduler-fixtures.ts"
@@ -55,7 +55,7 @@ describe("lifecycle activities over the service", () => {
 
   it("load, reminder once (a retry is AlreadyFired), no-show cancel, then nothing left to plan", async () => {
     const s = h.booted.services
-    const acts = createActivities(lifecyclePorts(s, makeApplyTick(s)))
+    const acts = createActivities(lifecyclePorts(s, applyTickFor(s)))
     const env = new MockActivityEnvironment()
     const m = await book(h, w, { room: "std" }, "10:00", "11:00")
 

@@ -2,7 +2,7 @@ import { Client, Connection } from "@temporalio/client"
 import { NativeConnection, Worker } from "@temporalio/worker"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeApplyTick } from "../../adapters/scheduler/apply-tick.ts"
+import { applyTickFor } from "../../adapters/wiring/layers/lifecycle.ts"
 import { lifecyclePorts } from "../../adapters/scheduler/temporal.ts"
 import { createActivities } from "../../workflows/activities.ts"
 import { lifecycleWorkflowId } from "../../workflows/definitions.ts"
@@ -43,7 +43,7 @@ describe.skipIf(!address)("booking lifecycle on a Temporal server", () => {
       namespace,
       taskQueue,
       workflowsPath: fileURLToPath(new URL("../../workflows/booking-lifecycle.ts", import.meta.url)),
-      activities: createActivities(lifecyclePorts(s, makeApplyTick(s))),
+      activities: createActivities(lifecyclePorts(s, applyTickFor(s))),
     })
     running = worker.run()
   }, 120_000)

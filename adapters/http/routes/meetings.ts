@@ -1,9 +1,9 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Hono, type Context } from "hono"
 import { Bookings } from "../../../core/booking/bookings.ts"
 import type { MeetingAction } from "../../../core/booking/commands.ts"
-import { ObjectId } from "../../../core/shared/ids.ts"
 import { Meetings, type MeetingQuery } from "../../../core/booking/meeting-queries.ts"
+import { ObjectId } from "../../../core/shared/ids.ts"
 import { shownMeetingView } from "../views/meeting-view.ts"
 import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
@@ -21,17 +21,16 @@ import {
   UpdateMeetingRequest,
   updateMeetingCrossErrors,
 } from "../schemas/meeting-requests.ts"
-import { meetingDetailsView } from "../views/meeting-details.ts"
 import { decodeOrFail, readJson, readQuery } from "../validation.ts"
+import { meetingDetailsView } from "../views/meeting-details.ts"
 import { instantAt } from "./meeting-rooms.ts"
-import { Schema } from "effect"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 
 /** Spec Endpoints > Meetings. The three actions answer 202 with the Meeting. */
 export const meetingRoutes = (s: Services) => {
   const run = makeRun(s.runtime, s.logger)
-  // Resolved once: a handler does no service lookup.
+  // Resolved once: a write handler does no service lookup.
   const bookings = s.runtime.runSync(Effect.service(Bookings))
   const action = (tag: "Cancel" | "CheckIn" | "CheckOut") => async (c: Context<AppEnv>) => {
     const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })

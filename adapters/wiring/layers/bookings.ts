@@ -51,4 +51,8 @@ const bookingSettings = Layer.effect(
   }),
 )
 
-export const bookingsUseCases = Layer.mergeAll(Bookings.layer.pipe(Layer.provide(bookingSettings)), Assets.layer, Meetings.layer)
+export const bookingsUseCases = Layer.mergeAll(
+  Assets.layer,
+  Meetings.layer,
+  Bookings.layer.pipe(Layer.provide(bookingSettings)),
+)

@@ -1,21 +1,121 @@
-import { Layer } from "effect"
+import { Deferred, Effect, Layer } from "effect"
+import { ClockControl } from "../../../core/operator/clock.ts"
+import type { LifecycleSchedulerShape } from "../../../core/ports/lifecycle-scheduler.ts"
+import { SchedulerDrain } from "../../../core/ports/scheduler-drain.ts"
+import { WebhookDrain } from "../../../core/ports/webhook-drain.ts"
+import { ClockAdvanceLive } from "../../clock/clock-advance.ts"
+import { WebhookAdmin } from "../../../core/events/webhooks.ts"
 import { OutboxMemory } from "../../memory/outbox-store.ts"
+import { WebhookStoreMemory } from "../../memory/webhook-store.ts"
+import { WebhookStorePostgres } from "../../postgres/webhook-store.ts"
 import { TickStoreMemory } from "../../memory/tick-store.ts"
 import { OutboxPostgres } from "../../postgres/outbox-store.ts"
 import { TickStorePostgres } from "../../postgres/tick-store.ts"
-import { LifecycleSignalsLive } from "../../scheduler/signals.ts"
-import type { Storage } from "../storage.ts"
+import { lapseUnpaidBooking } from "../../payments/payment-lapse.ts"
+import { makeApplyTick } from "../../scheduler/apply-tick.ts"
+import type { ApplyTick } from "../../scheduler/embedded.ts"
+import { startLifecycleScheduler } from "../../scheduler/lifecycle.ts"
+import { LifecycleSignalsLive, SchedulerWake } from "../../scheduler/signals.ts"
+import { startDispatcher } from "../../webhooks/dispatcher.ts"
+import { startDeliveryRetention } from "../../webhooks/retention.ts"
+import { LegacyServices, type Services } from "../services.ts"
 
 /**
  * The lifecycle stream's part of the layer graph (adapters/wiring/app-layer.ts): its stores for
  * each storage profile, and its use cases (which need only ports).
  */
 export const lifecycleStores = {
-  postgres: Layer.mergeAll(TickStorePostgres, OutboxPostgres),
-  memory: Layer.mergeAll(TickStoreMemory, OutboxMemory),
+  postgres: Layer.mergeAll(TickStorePostgres, OutboxPostgres, WebhookStorePostgres),
+  memory: Layer.mergeAll(TickStoreMemory, OutboxMemory, WebhookStoreMemory),
 }
-export const lifecycleUseCases = Layer.empty
+export const lifecycleUseCases = WebhookAdmin.layer
 /** What the use cases signal after commit (wake latches; no dependencies). */
 export const lifecycleSignals = LifecycleSignalsLive
-/** Background workers (embedded scheduler, webhook relay, Temporal sweep); they need the use cases. */
-export const lifecycleWorkers = (_storage: Storage) => Layer.empty
+
+/** How a due tick is applied (embedded worker, Temporal activities, benches, tests). */
+export const applyTickFor = (s: Services): ApplyTick => makeApplyTick(s, lapseUnpaidBooking)
+
+/**
+ * The lifecycle scheduler (embedded or Temporal, KEYSPACE_SCHEDULER) as a scoped layer: started
+ * when the runtime builds, subscribed to the booking commits, stopped when it is disposed.
+ */
+const schedulerWorker = Layer.effect(
+  SchedulerDrain,
+  Effect.gen(function* () {
+    const legacy = yield* LegacyServices
+    const wake = yield* SchedulerWake
+    const started = yield* Deferred.make<LifecycleSchedulerShape>()
+    // Starts once boot hands Services over (right after the build); stops with the runtime.
+    yield* Effect.forkScoped(
+      Effect.gen(function* () {
+        const s = yield* Effect.promise(() => legacy)
+        const { scheduler } = yield* Effect.acquireRelease(
+          Effect.sync(() => startLifecycleScheduler(s, applyTickFor(s))),
+          ({ stop }) => Effect.promise(stop),
+        )
+        yield* Effect.acquireRelease(
+          Effect.sync(() => wake.subscribe(scheduler.bookingCommitted)),
+          (unsubscribe) => Effect.sync(unsubscribe),
+        )
+        yield* Deferred.succeed(started, scheduler)
+      }),
+    )
+    return SchedulerDrain.of({
+      drainUntil: (now) => Effect.flatMap(Deferred.await(started), (scheduler) => Effect.promise(() => scheduler.drainUntil(now))),
+    })
+  }),
+)
+
+/** The webhook relay and dispatcher, and the delivery retention sweep, as one scoped layer. */
+const webhookWorker = Layer.effect(
+  WebhookDrain,
+  Effect.gen(function* () {
+    const legacy = yield* LegacyServices
+    const started = yield* Deferred.make<{ readonly drainDue: () => Promise<void> }>()
+    yield* Effect.forkScoped(
+      Effect.gen(function* () {
+        const s = yield* Effect.promise(() => legacy)
+        const dispatcher = yield* Effect.acquireRelease(
+          Effect.sync(() => startDispatcher(s)),
+          (d) => Effect.promise(d.stop),
+        )
+        const retention = yield* Effect.acquireRelease(
+          Effect.sync(() => startDeliveryRetention(s)),
+          (r) => Effect.promise(r.stop),
+        )
+        yield* Deferred.succeed(started, { drainDue: () => dispatcher.drainDue().then(retention.sweep) })
+      }),
+    )
+    return WebhookDrain.of({
+      drainDue: () => Effect.flatMap(Deferred.await(started), (w) => Effect.promise(w.drainDue)),
+    })
+  }),
+)
+
+/** No worker in this process (background off, memory profile): an advance only moves the clock. */
+const noWorkers = Layer.mergeAll(
+  Layer.succeed(SchedulerDrain, SchedulerDrain.of({ drainUntil: () => Effect.void })),
+  Layer.succeed(WebhookDrain, WebhookDrain.of({ drainDue: () => Effect.void })),
+)
+
+export interface WorkerInputs {
+  /** Start the background workers (false: tests, the Temporal worker process, the memory profile). */
+  readonly background: boolean
+  /** The legacy Services the loops still take (bridge until Phase 3). */
+  readonly legacy?: Promise<Services> | undefined
+}
+
+/**
+ * Background workers (embedded scheduler or Temporal sweep, webhook relay/dispatcher, retention)
+ * and the clock control on top of them: the advance drains ticks, then webhooks, in that order
+ * (core/operator/clock.ts). Workers need the use cases; nothing below depends on a worker.
+ */
+export const lifecycleWorkers = (inputs: WorkerInputs) => {
+  const legacy = inputs.legacy
+  const workers =
+    inputs.background && legacy !== undefined
+      ? // The scheduler starts first and stops last (ticks before the webhooks they produce).
+        webhookWorker.pipe(Layer.provideMerge(schedulerWorker), Layer.provide(Layer.succeed(LegacyServices, legacy)))
+      : noWorkers
+  return ClockControl.layer.pipe(Layer.provideMerge(workers), Layer.provideMerge(ClockAdvanceLive))
+}

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeApplyTick } from "../../../adapters/scheduler/apply-tick.ts"
+import { applyTickFor } from "../../../adapters/wiring/layers/lifecycle.ts"
 import { makeEmbeddedScheduler } from "../../../adapters/scheduler/embedded.ts"
 import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
 import { execute } from "../../../adapters/postgres/database.ts"
@@ -55,7 +55,7 @@ describe("two scheduler workers on one PostgreSQL", () => {
 
     const applied = { a: [] as string[], b: [] as string[] }
     const schedulerOf = (booted: Booted, into: string[]) =>
-      makeEmbeddedScheduler(booted.services, makeApplyTick(booted.services), {
+      makeEmbeddedScheduler(booted.services, applyTickFor(booted.services), {
         batchSize: 20,
         onApplied: (tick, outcome) => {
           if (outcome._tag === "Transitioned") into.push(tick.bookingId)
