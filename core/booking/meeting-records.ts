@@ -48,7 +48,7 @@ export interface HistoryRecord {
   readonly data: Record<string, unknown> | null
 }
 
-/** A payment as the Meeting's payment fields show it. */
+/** A payment as stored (the payment aggregate's record); the Meeting shows its billing fields. */
 export type { PaymentRecord } from "../payment/records.ts"
 
 /** A booking with its slots (one, or one per occurrence of a series), in occurrence order. */

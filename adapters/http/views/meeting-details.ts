@@ -1,5 +1,5 @@
 import type { MeetingDetails } from "../../../core/booking/bookings.ts"
-import { meetingView } from "../../bookings/meeting-view.ts"
+import { meetingView } from "./meeting-view.ts"
 
 /** The Meeting JSON of what a booking use case returns (everything in hand, nothing read). */
 export const meetingDetailsView = (d: MeetingDetails) =>

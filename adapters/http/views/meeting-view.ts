@@ -1,13 +1,13 @@
-import { occurrenceEventId } from "../../core/booking/recurrence.ts"
-import { formatOffsetDateTime } from "../../core/shared/local-time.ts"
-import type { MeetingShown } from "../../core/booking/meeting-queries.ts"
+import { occurrenceEventId } from "../../../core/booking/recurrence.ts"
+import { formatOffsetDateTime } from "../../../core/shared/local-time.ts"
+import type { MeetingShown } from "../../../core/booking/meeting-queries.ts"
 import type {
   HistoryRecord as HistoryRow,
   MeetingRecord as BookingRow,
   PaymentRecord as PaymentRow,
   SlotRecord as SlotRow,
-} from "../../core/booking/meeting-records.ts"
-import { paymentFields } from "../../core/payment/billing.ts"
+} from "../../../core/booking/meeting-records.ts"
+import { paymentFields } from "../../../core/payment/billing.ts"
 
 /**
  * The spec's Meeting resource. Booking times carry the project's UTC offset
