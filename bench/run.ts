@@ -7,18 +7,23 @@
  *   npm run bench -- --skip-workers leave out the scheduler and webhook figures
  *   npm run bench -- --processes 3  create and search, 1 process against 3 on one database
  *
- * Creates a fresh database, runs the server as a child process (Node, `node --import tsx`,
- * the same loader as `npx tsx` without the wrapper process, so /proc/<pid> is the server),
+ *   npm run bench -- --load-100k    load 100,000 bookings through the API (64 connections)
+ *                                   instead of timing 10,000 and extrapolating
+ *   npm run bench -- --tsx          run the server under tsx instead of the compiled dist/
+ *
+ * Creates a fresh database, builds dist/ if stale and runs the server as a child process the
+ * way `npm start` does (`node dist/runtimes/node/server.js`, so /proc/<pid> is the server),
  * seeds with bulk SQL, drives it with autocannon, prints one table and writes
  * bench/results/<date>.json. The database is dropped at the end.
  */
 import autocannon from "autocannon"
-import { spawn, type ChildProcess } from "node:child_process"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { cpus, totalmem } from "node:os"
+import { spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpus, tmpdir, totalmem } from "node:os"
 import { parseArgs } from "node:util"
 import postgres from "postgres"
 import { freshPostgresDatabase } from "../test/support/databases.ts"
+import { cpuMs, sleep, startChild as startProcess, statusKb, stopChild } from "./support.ts"
 
 const { values: args } = parseArgs({
   options: {
@@ -30,27 +35,22 @@ const { values: args } = parseArgs({
     keep: { type: "boolean", default: false },
     /** One process against N on one database (bench/processes.ts), instead of the run below. */
     processes: { type: "string" },
+    /** Load 100,000 bookings through the API instead of 10,000 extrapolated. */
+    "load-100k": { type: "boolean", default: false },
+    /** The server under `node --import tsx` (development) instead of dist/ (production). */
+    tsx: { type: "boolean", default: false },
   },
 })
 const DURATION = Number(args.duration)
 const ADMIN = "bench-admin-token-0123456789"
-const ROOMS = 1000
+const ROOMS = 2000
 const DESKS = 10_000
 const HOUR = 3_600_000
 const root = new URL("..", import.meta.url).pathname
 
 // --- helpers ------------------------------------------------------------------------------
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const mb = (kb: number) => Math.round(kb / 102.4) / 10
-const statusKb = (pid: number, field: "VmRSS" | "VmHWM"): number => {
-  try {
-    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))
-    return m ? Number(m[1]) : 0
-  } catch {
-    return 0
-  }
-}
 
 /** Peak RSS of a process while `work` runs (sampled every 50 ms). */
 const withPeakRss = async <T>(pid: number, work: () => Promise<T>): Promise<[T, number]> => {
@@ -63,23 +63,15 @@ const withPeakRss = async <T>(pid: number, work: () => Promise<T>): Promise<[T, 
   }
 }
 
-const startChild = async (command: string[], env: Record<string, string>, ready: (port: number) => Promise<boolean>, port: number) => {
-  const child = spawn(command[0]!, command.slice(1), { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] })
-  let stderr = ""
-  child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`${command.join(" ")} exited: ${stderr}`)
-    if (await ready(port).catch(() => false)) return child
-    await sleep(100)
-  }
-  throw new Error(`${command.join(" ")} did not start: ${stderr}`)
+/** The server's own CPU ms per request while `work` runs (the figure load noise does not move). */
+const withCpu = async <T extends { requests: number }>(pid: number, work: () => Promise<T>): Promise<T & { cpuMsPerRequest: number }> => {
+  const before = cpuMs(pid)
+  const r = await work()
+  return { ...r, cpuMsPerRequest: Math.round((100 * (cpuMs(pid) - before)) / Math.max(1, r.requests)) / 100 }
 }
-const stopChild = async (child: ChildProcess) => {
-  if (child.exitCode !== null) return
-  child.kill("SIGTERM")
-  for (let i = 0; i < 100 && child.exitCode === null; i++) await sleep(50)
-  if (child.exitCode === null) child.kill("SIGKILL")
-}
+
+const startChild = (command: string[], env: Record<string, string>, ready: (port: number) => Promise<boolean>, port: number) =>
+  startProcess(command, env, port, ready)
 
 interface Load {
   readonly reqPerSec: number
@@ -236,21 +228,63 @@ const main = async () => {
   const port = Number(process.env.BENCH_PORT ?? 3700 + Math.floor(Math.random() * 200))
   const base = `http://127.0.0.1:${port}`
   const health = async (p: number) => (await fetch(`http://127.0.0.1:${p}/healthz`)).ok
-  const startServer = () =>
-    startChild([process.execPath, "--import", "tsx", "runtimes/node/server.ts"], {
-      DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "info",
-    }, health, port)
+  const serverEnv = { DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "info" }
+  // As `npm start` runs it (compiled, no loader), unless --tsx.
+  const serverCommand = args.tsx ? [process.execPath, "--import", "tsx", "runtimes/node/server.ts"] : [process.execPath, "dist/runtimes/node/server.js"]
+  // Polled every 10 ms: start-up is measured to a healthy /healthz.
+  const startServer = (env: Record<string, string> = serverEnv, p = port) => startProcess(serverCommand, env, p, health, 10)
   const print = (line: string) => console.log(line)
   try {
-    print(`bench: database ${new URL(pg.url).pathname.slice(1)}, server on ${base}`)
-    const bootStarted = Date.now()
-    server = await startServer()
-    const startupMs = Date.now() - bootStarted
+    if (!args.tsx) {
+      const built = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale"], { cwd: root, stdio: "inherit" })
+      if (built.status !== 0) throw new Error("npm run build failed")
+    }
+    print(`bench: database ${new URL(pg.url).pathname.slice(1)}, server on ${base} (${serverCommand.slice(1).join(" ")})`)
+    // Start-up to a healthy /healthz: the first start migrates the empty database; the next
+    // three find it up to date (a restart), their median is the figure against the 1 s limit.
+    const timedStart = async (env?: Record<string, string>, p?: number) => {
+      const t0 = performance.now()
+      const child = await startServer(env, p)
+      return { child, ms: Math.round(performance.now() - t0) }
+    }
+    const first = await timedStart()
+    await stopChild(first.child)
+    const restarts: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const r = await timedStart()
+      restarts.push(r.ms)
+      if (i < 2) await stopChild(r.child)
+      else server = r.child
+    }
+    const startupMs = [...restarts].sort((a, b) => a - b)[1]!
     await sleep(1000)
-    const idleRssMb = mb(statusKb(server.pid!, "VmRSS"))
-    results.startup = { startupMs, idleRssMb }
-    rows.push({ name: "start-up to a healthy /healthz (node --import tsx), idle RSS", ours: `${startupMs} ms`, limit: "-", ratio: "-", memoryMb: idleRssMb })
-    print(`bench: start-up ${startupMs} ms, idle RSS ${idleRssMb} MB`)
+    const idleRssMb = mb(statusKb(server!.pid!, "VmRSS"))
+    results.startup = { firstStartMs: first.ms, restartMs: restarts, startupMs, idleRssMb }
+    rows.push({ name: `start-up to a healthy /healthz, PostgreSQL (${args.tsx ? "tsx" : "dist/"}; first start migrating: ${first.ms} ms)`, ours: `${startupMs} ms (median of ${restarts.join(", ")})`, limit: "<= 1000 ms", ratio: `x${(startupMs / 1000).toFixed(2)} of the limit`, memoryMb: "-" })
+    rows.push({ name: "idle RSS 1 s after start, PostgreSQL", ours: `${idleRssMb} MB`, limit: "<= 150 MB", ratio: `x${(idleRssMb / 150).toFixed(2)} of the limit`, memoryMb: idleRssMb })
+    print(`bench: start-up ${startupMs} ms (first ${first.ms} ms), idle RSS ${idleRssMb} MB`)
+    // The same on embedded PGlite in a data directory (the default KEYSPACE_DATA_DIR setup), on
+    // its own port: the first start creates the database (initdb, migrations), the idle figure
+    // is a restart's, as the service runs after its first day.
+    {
+      const dir = mkdtempSync(`${tmpdir()}/keyspace-bench-pglite-`)
+      const env = { KEYSPACE_DATA_DIR: `${dir}/data`, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "info", DATABASE_URL: "" }
+      try {
+        const created = await timedStart(env, port + 51)
+        await sleep(1000)
+        const firstRss = mb(statusKb(created.child.pid!, "VmRSS"))
+        await stopChild(created.child)
+        const { child, ms } = await timedStart(env, port + 51)
+        await sleep(1000)
+        const rss = mb(statusKb(child.pid!, "VmRSS"))
+        await stopChild(child)
+        results.pglite = { firstStartMs: created.ms, firstIdleRssMb: firstRss, startupMs: ms, idleRssMb: rss }
+        rows.push({ name: `idle RSS 1 s after a restart, embedded PGlite (start-up ${ms} ms; first start ${created.ms} ms, ${firstRss} MB)`, ours: `${rss} MB`, limit: "<= 300 MB", ratio: `x${(rss / 300).toFixed(2)} of the limit`, memoryMb: rss })
+        print(`bench: PGlite start-up ${ms} ms, idle RSS ${rss} MB (first start ${created.ms} ms, ${firstRss} MB)`)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
     const applied = await (await fetch(`${base}/admin/v1/manifest`, { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify(manifest) })).json() as any
     const project = applied.data.projects.bench.id as string
     const app = applied.data.apps.bench as string
@@ -264,8 +298,11 @@ const main = async () => {
     // Seeded bookings start tomorrow (UTC midnight) and end within 8 days even at 1M; creates
     // go 10-60 days out, so they never meet the seed and rarely each other.
     const day0 = Math.ceil(Date.now() / 86_400_000) * 86_400_000
+    // Quarter 67 (UTC 16:45) is 23:45 in Asia/Bangkok: it would end after the desks' 23:59
+    // close (a 400), so free slots skip it.
+    const quarter = (q: number) => (q >= 67 ? q + 1 : q)
     const freeSlot = (): [number, number] => {
-      const start = day0 + (10 + Math.floor(Math.random() * 50)) * 24 * HOUR + Math.floor(Math.random() * 96) * 15 * 60_000
+      const start = day0 + (10 + Math.floor(Math.random() * 50)) * 24 * HOUR + quarter(Math.floor(Math.random() * 95)) * 15 * 60_000
       return [start, start + 15 * 60_000]
     }
     const iso = (ms: number) => new Date(ms).toISOString()
@@ -279,7 +316,7 @@ const main = async () => {
     {
       const bytes = Buffer.from(await (await fetch(`${base}/healthz`)).arrayBuffer())
       await load(`${base}/healthz`, { connections: 64, duration: 2 }) // warm-up
-      const [ours, mem] = await withPeakRss(server.pid!, () => load(`${base}/healthz`, { connections: 64 }))
+      const [ours, mem] = await withPeakRss(server!.pid!, () => withCpu(server!.pid!, () => load(`${base}/healthz`, { connections: 64 })))
       const file = `/tmp/keyspace-bench-healthz-${port}.json`
       writeFileSync(file, bytes)
       const barePort = port + 50
@@ -290,7 +327,7 @@ const main = async () => {
       results.healthz = { ours, bare: limit, peakRssMb: mem }
       rows.push({
         name: "GET /healthz, full middleware, 64 connections",
-        ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms`,
+        ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms, ${ours.cpuMsPerRequest} CPU ms/req`,
         limit: `bare node:http ${limit.reqPerSec} req/s p50 ${limit.p50} p99 ${limit.p99} ms`,
         ratio: `req/s ${(ours.reqPerSec / Math.max(1, limit.reqPerSec)).toFixed(2)}`,
         memoryMb: mem,
@@ -305,41 +342,44 @@ const main = async () => {
       await seedBookings(sql, size, seeded, day0, app, project)
       seeded = size
       print(`bench: ${size.toLocaleString("en")} bookings seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
-      const pid = server.pid!
+      const pid = server!.pid!
       const tag = sizes.length > 1 ? ` @${size / 1000}k` : ""
       const windowStart = day0 + 30 * 60_000
       const roomsPath = `/meeting-rooms?projectId=${project}&startDateTime=${encodeURIComponent(iso(windowStart))}&endDateTime=${encodeURIComponent(iso(windowStart + HOUR))}`
       const desksPath = `/desks?projectId=${project}&startDateTime=${encodeURIComponent(iso(windowStart))}&endDateTime=${encodeURIComponent(iso(windowStart + HOUR))}&limit=100`
       const meetingsPath = `/meetings?projectId=${project}&from=${encodeURIComponent(iso(day0))}&to=${encodeURIComponent(iso(day0 + 7 * 24 * HOUR))}`
-      const reads: Array<[string, string]> = [["room availability search (1,000 rooms)", roomsPath], ["desk listing, free in a window (10,000 desks)", desksPath], ["GET /meetings, one week", meetingsPath]]
-      for (const [name, path] of reads) {
+      const reads: Array<[string, string]> = [[`room availability search (${ROOMS.toLocaleString("en")} rooms)`, roomsPath], ["desk listing, free in a window (10,000 desks)", desksPath], ["GET /meetings, one week", meetingsPath]]
+      // The room search also at 1 client (the issue's p99 <= 50 ms row); every read at 16.
+      const runs: Array<[string, string, number]> = [[reads[0]![0], reads[0]![1], 1], ...reads.map(([n, p]): [string, string, number] => [n, p, 16])]
+      for (const [name, path, connections] of runs) {
         const bytes = Buffer.from(await (await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer())
-        const [ours, mem] = await withPeakRss(pid, () => load(base + path, { connections: 16, token }))
+        const [ours, mem] = await withPeakRss(pid, () => withCpu(pid, () => load(base + path, { connections, token })))
         const file = `/tmp/keyspace-bench-bare-${port}.json`
         writeFileSync(file, bytes)
         const barePort = port + 50
         const bare = await startChild([process.execPath, "--import", "tsx", "bench/bare-server.ts"], { BARE_FILE: file }, async (p) => (await fetch(`http://127.0.0.1:${p}/`)).ok, barePort)
-        const limit = await load(`http://127.0.0.1:${barePort}${path}`, { connections: 16 })
+        const limit = await load(`http://127.0.0.1:${barePort}${path}`, { connections })
         await stopChild(bare)
         const okShare = (ours.statuses["200"] ?? 0) / Math.max(1, ours.requests)
-        results[`${name}${tag}`] = { ours, bare: limit, bytes: bytes.length, peakRssMb: mem, okShare }
+        const key = `${name}${tag}${connections === 16 ? "" : `, ${connections} client`}`
+        results[key] = { ours, bare: limit, bytes: bytes.length, peakRssMb: mem, okShare }
         rows.push({
-          name: `${name}${tag}, ${(bytes.length / 1024).toFixed(0)} KiB`,
-          ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms`,
-          limit: `${limit.reqPerSec} req/s p50 ${limit.p50} p99 ${limit.p99} ms`,
-          ratio: `p99 x${(ours.p99 / Math.max(1, limit.p99)).toFixed(1)}, req/s ${(ours.reqPerSec / Math.max(1, limit.reqPerSec)).toFixed(2)}`,
+          name: `${name}${tag}, ${(bytes.length / 1024).toFixed(0)} KiB, ${connections} client${connections === 1 ? "" : "s"}`,
+          ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms, ${ours.cpuMsPerRequest} CPU ms/req`,
+          limit: `${limit.reqPerSec} req/s p50 ${limit.p50} p99 ${limit.p99} ms${connections === 1 ? "; p99 <= 50 ms" : ""}`,
+          ratio: `p99 x${(ours.p99 / Math.max(1, limit.p99)).toFixed(1)}, req/s ${(ours.reqPerSec / Math.max(1, limit.reqPerSec)).toFixed(2)}${connections === 1 ? `, p99 x${(ours.p99 / 50).toFixed(2)} of 50 ms` : ""}`,
           memoryMb: mem,
         })
         print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours} | bare ${rows.at(-1)!.limit}`)
       }
       for (const c of sizes.length > 1 ? [64] : [16, 64]) {
-        const [ours, mem] = await withPeakRss(pid, () => load(`${base}/meetings`, { connections: c, method: "POST", token, body: createBody }))
+        const [ours, mem] = await withPeakRss(pid, () => withCpu(pid, () => load(`${base}/meetings`, { connections: c, method: "POST", token, body: createBody })))
         const limit = await pgbenchCreates(sql, pg.url, c, DURATION)
         const other = Object.entries(ours.statuses).filter(([k]) => k !== "201").map(([k, n]) => `${n} x ${k}`).join(", ")
         results[`create c${c}${tag}`] = { ours, pgbench: limit, peakRssMb: mem }
         rows.push({
           name: `POST /meetings, random free slots, c=${c}${tag} (${ours.statuses["201"] ?? 0} x 201${other ? `, ${other}` : ""})`,
-          ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms`,
+          ours: `${ours.reqPerSec} req/s p50 ${ours.p50} p99 ${ours.p99} ms, ${ours.cpuMsPerRequest} CPU ms/req`,
           limit: "error" in limit ? `pgbench failed: ${limit.error}` : `pgbench -M prepared ${limit.tps} tps, avg ${limit.latencyAvgMs} ms`,
           ratio: "error" in limit ? "-" : `req/s ${(ours.reqPerSec / Math.max(1, limit.tps)).toFixed(2)}`,
           memoryMb: mem,
@@ -352,7 +392,7 @@ const main = async () => {
     {
       const [s, e] = [day0 + 70 * 24 * HOUR, day0 + 70 * 24 * HOUR + HOUR]
       const body = { deskId: desks[0], title: "contended", startDateTime: iso(s), endDateTime: iso(e) }
-      const [ours, mem] = await withPeakRss(server.pid!, () => load(`${base}/meetings`, { connections: 64, amount: 192, method: "POST", token, body: () => body }))
+      const [ours, mem] = await withPeakRss(server!.pid!, () => load(`${base}/meetings`, { connections: 64, amount: 192, method: "POST", token, body: () => body }))
       const [{ n }] = await sql`select count(*)::int as n from booking_slots where asset_id = ${desks[0]!} and start_at = ${new Date(s)} and status = 'active'`
       results["contended create"] = { ours, peakRssMb: mem, liveRowsForSlot: n }
       rows.push({
@@ -364,9 +404,37 @@ const main = async () => {
       })
       print(`bench: ${rows.at(-1)!.name}`)
     }
+    // Loading bookings through the API, 64 connections: 100,000 with --load-100k, else 10,000
+    // timed and extrapolated to 100,000 (the target is < 8 min for 100,000). Request i books desk
+    // i % 10,000 at the (i / 10,000)-th quarter of a day 65 days out: every slot is free.
+    {
+      const total = args["load-100k"] ? 100_000 : 10_000
+      let i = 0
+      const bulkBody = () => {
+        const n = i++
+        const start = day0 + 65 * 24 * HOUR + quarter(Math.floor(n / DESKS) % 95) * 15 * 60_000 + Math.floor(n / (DESKS * 95)) * 24 * HOUR
+        return { deskId: desks[n % DESKS], title: "bulk", startDateTime: iso(start), endDateTime: iso(start + 15 * 60_000) }
+      }
+      const t0 = performance.now()
+      const [ours, mem] = await withPeakRss(server!.pid!, () => withCpu(server!.pid!, () => load(`${base}/meetings`, { connections: 64, amount: total, method: "POST", token, body: bulkBody })))
+      const seconds = (performance.now() - t0) / 1000
+      const for100k = (seconds * 100_000) / total
+      const other = Object.entries(ours.statuses).filter(([k]) => k !== "201").map(([k, n]) => `${n} x ${k}`).join(", ")
+      results.load = { bookings: total, seconds, extrapolatedSecondsFor100k: for100k, ours, peakRssMb: mem }
+      rows.push({
+        name: `loading ${total.toLocaleString("en")} bookings through the API, 64 connections (${ours.statuses["201"] ?? 0} x 201${other ? `, ${other}` : ""})`,
+        ours: `${(total / seconds).toFixed(0)} creates/s, ${seconds.toFixed(0)} s${total < 100_000 ? `: 100,000 in ${(for100k / 60).toFixed(1)} min (extrapolated)` : ""}, ${ours.cpuMsPerRequest} CPU ms/req`,
+        limit: "100,000 in < 8 min",
+        ratio: `x${(for100k / 480).toFixed(2)} of the limit`,
+        memoryMb: mem,
+      })
+      print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours}`)
+    }
     results.plans = await plans(sql, project, day0)
-    results.serverPeakRssMb = mb(statusKb(server.pid!, "VmHWM"))
-    await stopChild(server)
+    const peakRss = mb(statusKb(server!.pid!, "VmHWM"))
+    results.serverPeakRssMb = peakRss
+    rows.push({ name: "peak RSS of the server over the whole run (VmHWM), PostgreSQL", ours: `${peakRss} MB`, limit: "<= 250 MB", ratio: `x${(peakRss / 250).toFixed(2)} of the limit`, memoryMb: peakRss })
+    await stopChild(server!)
     server = undefined
 
     if (!args["skip-workers"]) {

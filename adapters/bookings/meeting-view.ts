@@ -7,7 +7,7 @@ import type {
   PaymentRecord as PaymentRow,
   SlotRecord as SlotRow,
 } from "../../core/booking/meeting-records.ts"
-import { paymentFields } from "../payments/payment-records.ts"
+import { paymentFields } from "../../core/payment/billing.ts"
 
 /**
  * The spec's Meeting resource. Booking times carry the project's UTC offset

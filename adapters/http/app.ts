@@ -11,6 +11,7 @@ import { failureBody } from "./envelope.ts"
 import { requestBodies } from "./request-body.ts"
 import { INTERNAL_ERROR, isAppError, toErrorResponse } from "./error-table.ts"
 import { authRoutes } from "./routes/auth.ts"
+import { makeRun } from "./run.ts"
 import { operatorRoutes } from "./routes/operator.ts"
 import { adminAuth } from "./admin-auth.ts"
 import { observeRequests } from "../observability/http-observer.ts"
@@ -101,11 +102,13 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
       await clock.refresh()
       await next()
     })
-  app.route("/auth", authRoutes(s))
+  // The token use cases, taken from the runtime once (the token endpoint and the bearer check).
+  const tokens = s.runtime.runSync(Tokens)
+  app.route("/auth", authRoutes({ run: makeRun(s.runtime, s.logger), tokens }))
 
   const admin = new Hono<AppEnv>()
   admin.use(bearerChallenge)
-  admin.use(adminAuth(s))
+  admin.use(adminAuth(s.adminToken))
   admin.route("/", operatorRoutes(s))
   for (const surface of parts.operator ?? []) admin.route(surface.path, surface.routes)
   app.route("/admin/v1", admin)
@@ -115,7 +118,6 @@ export const makeApp = (s: Services, parts: AppParts = {}) => {
   // The bearer middleware guards each spec surface, so unknown paths still answer 404 SV005.
   // One runtime entry per request: Tokens.authenticate (one cache lookup on a hit). A refusal
   // is thrown so bearerChallenge sees it as c.error (error="invalid_token").
-  const tokens = s.runtime.runSync(Tokens)
   for (const surface of parts.surfaces ?? []) {
     const guarded = new Hono<AppEnv>()
     guarded.use(bearerChallenge)

@@ -6,8 +6,9 @@ import type { HistoryEntry } from "../../core/booking/transitions.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
 import { BookingStore } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
+import { TickStore } from "../../core/ports/tick-store.ts"
 import * as Interval from "../../core/shared/interval.ts"
-import { MemoryDb, requireTx } from "./memory-db.ts"
+import { MemoryDb, requireTx, type MemoryDbShape } from "./memory-db.ts"
 
 /** A booking event as the memory profile records it (the outbox of the PostgreSQL profile). */
 export interface MemoryBookingEvent {
@@ -17,13 +18,17 @@ export interface MemoryBookingEvent {
   readonly event: BookingDomainEvent
 }
 
-interface BookingTables {
+export interface BookingTables {
   readonly bookings: ReadonlyMap<string, StoredBooking>
   readonly histories: ReadonlyMap<string, ReadonlyArray<HistoryRecord>>
 }
 
 /** The memory profile's booking events, oldest first (read by the memory outbox and tests). */
 export const MEMORY_BOOKING_EVENTS = "booking-events"
+
+/** The memory profile's bookings and histories (the store's own table; tests read it directly). */
+export const bookingTables = (db: MemoryDbShape) =>
+  db.table<BookingTables>("bookings", () => ({ bookings: new Map(), histories: new Map() }))
 
 const slotInterval = (s: SlotRecord) => Interval.make(s.startAt.getTime(), s.endAt.getTime())
 
@@ -36,7 +41,8 @@ export const BookingStoreMemory = Layer.effect(
   Effect.gen(function* () {
     const db = yield* MemoryDb
     const ids = yield* Ids
-    const tables = db.table<BookingTables>("bookings", () => ({ bookings: new Map(), histories: new Map() }))
+    const ticks = yield* TickStore
+    const tables = bookingTables(db)
     const events = db.table<ReadonlyArray<MemoryBookingEvent>>(MEMORY_BOOKING_EVENTS, () => [])
 
     const history = (bookingId: string, h: HistoryEntry, data: Record<string, unknown> | undefined): HistoryRecord => ({
@@ -72,7 +78,7 @@ export const BookingStoreMemory = Layer.effect(
         requireTx("BookingStore.loadForUpdate").pipe(
           Effect.map(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),
         ),
-      insert: (created, occurrences, extras) =>
+      insert: (created, occurrences, extras, schedule) =>
         Effect.gen(function* () {
           yield* requireTx("BookingStore.insert")
           const b = created.booking
@@ -128,6 +134,7 @@ export const BookingStoreMemory = Layer.effect(
           tables.update((t) => ({ ...t, bookings: new Map(t.bookings).set(b.id, stored) }))
           addHistory(h)
           record({ bookingId: b.id, projectId: b.projectId }, created.events)
+          if (schedule !== undefined) yield* ticks.replace(b.id, schedule.snapshots, schedule.now, [])
           return { ...stored, histories: [h] }
         }),
       saveTransition: (stored, slot, result, options) =>

@@ -1,4 +1,4 @@
-import type { PayPageModel } from "./payment-service.ts"
+import type { PayPageModel } from "../../core/payment/payments.ts"
 
 /**
  * HTML of the sandbox payment page (operator contract section 4). Plain server-rendered HTML
@@ -88,7 +88,7 @@ const summaryLines = (m: PayPageModel): string => {
 /** The page a payer sees while the payment is pending and its window open. */
 export const renderPayPage = (m: PayPageModel, action: string): string => {
   const p = m.payment
-  const expires = p.expiredAt.toISOString()
+  const expires = new Date(p.expiresAt).toISOString()
   const amount = esc(formatThb(p.summary.total))
   const alt =
     p.channel === "prompt-pay"

@@ -338,6 +338,7 @@ export const AssetStorePostgres = Layer.effect(
         return loaded
       })
 
+    const loading = new Map<string, Promise<ProjectAssets>>()
     /** A project's rooms or desks, loaded once per cache generation in the listings' order. */
     const projectAssets = (kind: AssetKind, projectId: string) =>
       Effect.gen(function* () {
@@ -359,7 +360,18 @@ export const AssetStorePostgres = Layer.effect(
           const ordered = yield* assetsOf(kind, rows)
           return { ordered, byId: new Map(ordered.map((a) => [a.id, a])), ...grouped(ordered) }
         })
-        return (yield* Effect.promise(() => cache.getOrLoad(projectId, () => Effect.runPromiseWith(ctx)(load))))!
+        // Concurrent first searches share one load (a 10,000-desk project is a large read).
+        const key = `${kind}:${projectId}`
+        let pending = loading.get(key)
+        if (pending === undefined) {
+          pending = cache
+            .getOrLoad(projectId, () => Effect.runPromiseWith(ctx)(load))
+            .then((v) => v!)
+            .finally(() => loading.delete(key))
+          loading.set(key, pending)
+        }
+        const shared = pending
+        return yield* Effect.promise(() => shared)
       })
 
     const searchRooms = (f: RoomFilter) =>

@@ -2,6 +2,7 @@ import { Effect, Layer, Option } from "effect"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import { BookingStore } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
+import * as Interval from "../../core/shared/interval.ts"
 import {
   historiesOf,
   insertBooking,
@@ -10,6 +11,7 @@ import {
   saveTransition,
   unpaidHoldsOf,
 } from "./booking-repo.ts"
+import { ticksInsert } from "./tick-store.ts"
 import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION } from "./database.ts"
 import { inTx, read, SqlDatabase, write, type DatabaseError } from "./unit-of-work.ts"
 
@@ -44,8 +46,17 @@ export const BookingStorePostgres = Layer.effect(
         write("BookingStore.loadForUpdate", (tx) => loadBooking(tx, id, { lock: true })).pipe(
           Effect.map(Option.fromUndefinedOr),
         ),
-      insert: (created, occurrences, extras) =>
-        inTx("BookingStore.insert", (tx) => insertBooking(tx, ids.newId, created, occurrences, extras)).pipe(
+      insert: (created, occurrences, extras, ticks) =>
+        inTx("BookingStore.insert", (tx) =>
+          insertBooking(
+            tx,
+            ids.newId,
+            created,
+            occurrences,
+            extras,
+            ticks === undefined ? undefined : ticksInsert(tx, created.booking.id, ticks.snapshots, ticks.now),
+          ),
+        ).pipe(
           slotWrite(created.booking.assetId),
         ),
       saveTransition: (stored, slot, result, options) =>
@@ -63,7 +74,7 @@ export const BookingStorePostgres = Layer.effect(
                 return slots.some(
                   (x) =>
                     x.bookingId !== except &&
-                    intervals.some((i) => i.start < x.endAt.getTime() && x.startAt.getTime() < i.end),
+                    intervals.some((i) => Interval.overlaps(i, Interval.make(x.startAt.getTime(), x.endAt.getTime()))),
                 )
               }),
             ),

@@ -4,6 +4,7 @@ import { actingUserId, type Principal } from "../../core/auth/principal.ts"
 import type { Attendee, Organizer } from "../../core/booking/state.ts"
 import { Directory } from "../../core/ports/directory.ts"
 import { ValidationFailed } from "../../core/shared/errors.ts"
+import { EpochCaches } from "./cache-epoch.ts"
 import type { Queryable } from "./database.ts"
 import { appsTable, projectMembershipsTable, usersTable } from "./schema.ts"
 import { read, SqlDatabase } from "./unit-of-work.ts"
@@ -48,9 +49,18 @@ export const DirectoryPostgres = Layer.effect(
   Directory,
   Effect.gen(function* () {
     const database = yield* SqlDatabase
+    // An app's service identity changes only through the manifest: cached per app, emptied when
+    // the cache epoch moves (cache-epoch.ts). Members are read each time.
+    const appOrganizers = (yield* EpochCaches).cache<string, Organizer>("app-organizers", { max: 1_000 })
     const sqlRead = <A>(f: (q: Queryable) => Promise<A>) => read(f).pipe(Effect.provideService(SqlDatabase, database))
     return Directory.of({
-      organizerOf: (p) => sqlRead((q) => organizerOf(q, p)),
+      organizerOf: (p) =>
+        p.subjectUserId !== undefined
+          ? sqlRead((q) => organizerOf(q, p))
+          : Effect.map(
+              Effect.promise(() => appOrganizers.getOrLoad(p.appId, () => organizerOf(database.db, p))),
+              (o) => o ?? { userId: actingUserId(p), name: "app", displayName: "app" },
+            ),
       isProjectAdmin: (p, projectId) =>
         p.subjectUserId === undefined ? Effect.succeed(false) : sqlRead((q) => isProjectAdmin(q, p, projectId)),
       resolveAttendees: (inputs) =>

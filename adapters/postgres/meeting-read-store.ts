@@ -4,6 +4,7 @@ import type { HistoryRecord, PaymentRecord } from "../../core/booking/meeting-re
 import { MeetingReadStore, type MeetingFilter, type MeetingListRow } from "../../core/ports/meeting-read-store.ts"
 import type { Queryable } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
+import { toPaymentRecord } from "./payment-store.ts"
 import { paymentsTable } from "./tables/payments.ts"
 import { read, SqlDatabase } from "./unit-of-work.ts"
 
@@ -38,22 +39,11 @@ const recordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>) => {
       .where(inArray(bookingHistoriesTable.bookingId, ids))
       .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id)),
     q
-      .select({
-        bookingId: paymentsTable.bookingId,
-        id: paymentsTable.id,
-        invoiceNo: paymentsTable.invoiceNo,
-        kind: paymentsTable.kind,
-        amountMinor: paymentsTable.amountMinor,
-        summary: paymentsTable.summary,
-        channel: paymentsTable.channel,
-        status: paymentsTable.status,
-        expiredAt: paymentsTable.expiredAt,
-        webPaymentUrl: paymentsTable.webPaymentUrl,
-        webPaymentQr: paymentsTable.webPaymentQr,
-      })
+      .select()
       .from(paymentsTable)
       .where(inArray(paymentsTable.bookingId, ids))
-      .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id)),
+      .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id))
+      .then((rows) => rows.map(toPaymentRecord)),
   ])
   return { histories: groupBy(histories), payments: groupBy(payments) }
 }

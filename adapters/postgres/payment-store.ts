@@ -111,6 +111,21 @@ export const paymentRowsOf = async (q: Queryable, bookingIds: ReadonlyArray<stri
   return out
 }
 
+/** The booking's latest payment, row-locked. */
+export const latestPaymentRowForUpdate = async (tx: Queryable, bookingId: string): Promise<PaymentRow | undefined> => {
+  const [row] = await tx
+    .select()
+    .from(paymentsTable)
+    .where(eq(paymentsTable.bookingId, bookingId))
+    .orderBy(desc(paymentsTable.createdAt), desc(paymentsTable.id))
+    .limit(1)
+    .for("update")
+  return row
+}
+
+export const paymentRowById = async (q: Queryable, paymentId: string): Promise<PaymentRow | undefined> =>
+  (await q.select().from(paymentsTable).where(eq(paymentsTable.id, paymentId)))[0]
+
 export const voidPendingRows = (tx: Queryable, bookingId: string, at: number): Promise<PaymentRow[]> =>
   tx
     .update(paymentsTable)
@@ -136,7 +151,7 @@ export const PaymentStorePostgres = Layer.effect(
       ),
     open: (p) => write("PaymentStore.open", (tx) => insertPayment(tx, p)).pipe(Effect.as(openedRecord(p))),
     byId: (paymentId) =>
-      read(async (q) => optionOf((await q.select().from(paymentsTable).where(eq(paymentsTable.id, paymentId)))[0])),
+      read(async (q) => optionOf(await paymentRowById(q, paymentId))),
     byBookings: (bookingIds) =>
       read(async (q) => {
         const rows = await paymentRowsOf(q, bookingIds)
@@ -155,19 +170,7 @@ export const PaymentStorePostgres = Layer.effect(
       ),
     lockById: (paymentId) => write("PaymentStore.lockById", async (tx) => optionOf(await lockPaymentRow(tx, paymentId))),
     lockOf: (bookingId) =>
-      write("PaymentStore.lockOf", async (tx) =>
-        optionOf(
-          (
-            await tx
-              .select()
-              .from(paymentsTable)
-              .where(eq(paymentsTable.bookingId, bookingId))
-              .orderBy(desc(paymentsTable.createdAt), desc(paymentsTable.id))
-              .limit(1)
-              .for("update")
-          )[0],
-        ),
-      ),
+      write("PaymentStore.lockOf", async (tx) => optionOf(await latestPaymentRowForUpdate(tx, bookingId))),
     setStatus: (payment, status, at) =>
       write("PaymentStore.setStatus", (tx) => updatePaymentStatus(tx, payment.id, status, at)).pipe(
         Effect.as(withStatus(payment, status, at)),

@@ -1,6 +1,7 @@
 import type { Option } from "effect"
 import type { PaymentChannel } from "../ports/payments.ts"
 import type { TimePeriod } from "./asset-rules.ts"
+import type { AssetRef } from "./asset.ts"
 import type { AttendeeType } from "./state.ts"
 
 /**
@@ -10,7 +11,7 @@ import type { AttendeeType } from "./state.ts"
  */
 
 /** The asset a meeting is for: a meeting room or a desk (exactly one, checked at the edge). */
-export type AssetRef = { readonly _tag: "Room"; readonly id: string } | { readonly _tag: "Desk"; readonly id: string }
+export type { AssetRef }
 
 /** The requested time: an explicit [start, end), or a desk's named period on the start's local day. */
 export type Requested =
@@ -71,5 +72,3 @@ export type MeetingAction =
   | { readonly _tag: "CheckIn"; readonly pinCode?: string | undefined }
   | { readonly _tag: "CheckOut"; readonly pinCode?: string | undefined }
   | { readonly _tag: "Reject"; readonly reason?: string | undefined }
-
-export const assetKindOf = (ref: AssetRef): "room" | "desk" => (ref._tag === "Room" ? "room" : "desk")

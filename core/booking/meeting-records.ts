@@ -49,18 +49,7 @@ export interface HistoryRecord {
 }
 
 /** A payment as the Meeting's payment fields show it. */
-export interface PaymentRecord {
-  readonly id: string
-  readonly invoiceNo: string
-  readonly kind: string
-  readonly amountMinor: number
-  readonly summary: PriceSummary
-  readonly channel: string
-  readonly status: string
-  readonly expiredAt: Date
-  readonly webPaymentUrl: string
-  readonly webPaymentQr: string
-}
+export type { PaymentRecord } from "../payment/records.ts"
 
 /** A booking with its slots (one, or one per occurrence of a series), in occurrence order. */
 export interface StoredMeeting<R extends MeetingRecord = MeetingRecord, S extends SlotRecord = SlotRecord> {

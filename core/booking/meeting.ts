@@ -1,6 +1,7 @@
 import { Result } from "effect"
 import { actingUserId, type Principal } from "../auth/principal.ts"
 import type { PriceSummary } from "./pricing.ts"
+import type { TimelineBooking } from "./timeline.ts"
 import { currentOccurrence, occurrenceEventId, parseRecurrenceRule } from "./recurrence.ts"
 import type { AssetKind, Attendee, Booking, BookingStatus, CheckIn, Organizer } from "./state.ts"
 import * as Interval from "../shared/interval.ts"
@@ -155,3 +156,14 @@ export const newPinCode = (): string => {
     if (buf[0]! < limit) return String(buf[0]! % 1_000_000).padStart(6, "0")
   }
 }
+
+/** The lifecycle view of one occurrence; `paymentExpiresAt` is the pending payment's window end. */
+export const timelineOf = (booking: Booking, paymentExpiresAt?: number | undefined): TimelineBooking => ({
+  id: booking.id,
+  status: booking.status,
+  start: booking.start,
+  end: booking.end,
+  createdAt: booking.createdAt,
+  paymentExpiresAt,
+  checkedIn: booking.checkIns.length > 0,
+})

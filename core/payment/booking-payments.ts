@@ -1,10 +1,10 @@
-import { Effect } from "effect"
+import { Effect, Metric } from "effect"
 import type { PriceSummary } from "../booking/pricing.ts"
 import { toMinor } from "../booking/pricing.ts"
 import type { Booking } from "../booking/state.ts"
 import type { PaymentStore } from "../ports/payment-store.ts"
 import type { PaymentGateway, PaymentKind } from "../ports/payments.ts"
-import { countPayments } from "./metrics.ts"
+import { paymentOutcome } from "./metrics.ts"
 import type { PaymentOrigin, PaymentRecord } from "./records.ts"
 import { channelOf, paymentDescription } from "./rules.ts"
 
@@ -82,7 +82,7 @@ export const openPayment = (deps: PaymentOpening, input: OpenPaymentInput): Effe
       newEndAt: input.origin ? b.end : null,
       at: now,
     })
-    yield* countPayments("opened")
+    yield* Metric.update(paymentOutcome("opened"), 1)
     return record
   })
 
@@ -103,6 +103,6 @@ export const voidPendingPayments = (
 ): Effect.Effect<ReadonlyArray<PaymentRecord>> =>
   Effect.gen(function* () {
     const voided = yield* store.voidPending(bookingId, at)
-    yield* countPayments("voided", voided.length)
+    if (voided.length > 0) yield* Metric.update(paymentOutcome("voided"), voided.length)
     return voided
   })

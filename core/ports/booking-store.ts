@@ -4,6 +4,7 @@ import type { BookingExtras, HistoryRecord, SlotRecord, StoredBooking } from "..
 import type { Occurrence } from "../booking/recurrence.ts"
 import type { Transitioned } from "../booking/transitions.ts"
 import type { Interval } from "../shared/interval.ts"
+import type { LifecycleSnapshot } from "./lifecycle-scheduler.ts"
 
 /** What a write of one occurrence records besides the core transition. */
 export interface SaveOptions {
@@ -30,11 +31,16 @@ export class BookingStore extends Context.Service<
     readonly load: (id: string) => Effect.Effect<Option.Option<StoredBooking>>
     /** In tx: the booking under a row lock, so concurrent changes of it serialize. */
     readonly loadForUpdate: (id: string) => Effect.Effect<Option.Option<StoredBooking>>
-    /** In tx: the booking, its slots, the create history and its events; an overlap is SlotTaken. */
+    /**
+     * In tx: the booking, its slots, the create history and its events; an overlap is SlotTaken.
+     * `ticks`: the new booking's first lifecycle ticks (TickStore rows), written with it in the
+     * same round trip on PostgreSQL (a free create is then one batch).
+     */
     readonly insert: (
       created: Transitioned,
       occurrences: ReadonlyArray<Occurrence>,
       extras: BookingExtras,
+      ticks?: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
     ) => Effect.Effect<StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }, SlotTaken>
     /** In tx: one occurrence's transition (slot, booking record, history, events); an overlap is SlotTaken. */
     readonly saveTransition: (

@@ -5,7 +5,7 @@ import { formatAt } from "../fuzz/request-arbitraries.ts"
 import { setUpFuzzWorld, type FuzzWorld } from "../fuzz/fuzz-world.ts"
 
 /**
- * The bookings model of the core (test/core/booking/booking-lifecycle-model.ts, in its
+ * The bookings model of the use cases (test/model/booking-model.ts, in its
  * simplest form) driven through the real HTTP API on PostgreSQL with the manual clock. Every
  * response (status, code, booking status) is compared with the model, and after every command
  * the stored statuses of all bookings too. KEYSPACE_MODEL_RUNS sets the number of sequences.

@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz` — the model-based booking lifecycle fuzzer for domain engineers, then the
+ * `npm run fuzz` — the model-based fuzzer of the real Bookings use case (memory stores), then the
  * HTTP fuzzer: mixed valid and malformed requests over keep-alive sockets, as clients send
  * them, against a real server (test/fuzz/wire-fuzz.ts). A request without a complete answer
  * (a connection reset under it) or a 5xx is a failure.
@@ -15,7 +15,8 @@
  */
 import fc from "fast-check"
 import { parseArgs } from "node:util"
-import { lifecycleProperty } from "../core/booking/booking-lifecycle-model.ts"
+import { bookingsProperty } from "./booking-model.ts"
+import { memoryDriver } from "./memory-driver.ts"
 
 const { values } = parseArgs({
   options: {
@@ -56,7 +57,7 @@ if (values.only === "http") await fuzzHttp()
 
 console.log(`fuzzing the booking lifecycle: seed=${seed} runs=${values.seconds ? `<= ${seconds}s` : runs} maxCommands=${maxCommands}`)
 const started = Date.now()
-const details = fc.check(lifecycleProperty(maxCommands), {
+const details = await fc.check(bookingsProperty(memoryDriver, maxCommands), {
   numRuns: runs,
   seed,
   ...(values.path ? { path: values.path } : {}),

@@ -1,8 +1,7 @@
 import { Hono } from "hono"
-import { Tokens } from "../../../core/auth/tokens.ts"
-import type { Services } from "../../wiring/services.ts"
+import type { Tokens } from "../../../core/auth/tokens.ts"
 import type { AppEnv } from "../app-env.ts"
-import { makeRun } from "../run.ts"
+import type { Run } from "../run.ts"
 import {
   AppCredentialsGrant,
   ActAsGrant,
@@ -12,10 +11,8 @@ import {
 import { decodeOrFail, readJson } from "../validation.ts"
 
 /** POST /auth/accessToken: every grant of spec Authentication, one use case per grant. */
-export const authRoutes = (s: Services) => {
-  const run = makeRun(s.runtime, s.logger)
-  const tokens = s.runtime.runSync(Tokens)
-  return new Hono<AppEnv>().post("/accessToken", async (c) => {
+export const authRoutes = ({ run, tokens }: { readonly run: Run<never>; readonly tokens: Tokens["Service"] }) =>
+  new Hono<AppEnv>().post("/accessToken", async (c) => {
     const body = await readJson(c)
     const { grant_type } = decodeOrFail(TokenRequestHead, body)
     switch (grant_type) {
@@ -39,4 +36,3 @@ export const authRoutes = (s: Services) => {
       }
     }
   })
-}

@@ -12,7 +12,7 @@ import { makeRun } from "../run.ts"
 import { CalendarQuery, LIST_ROOMS_ARRAY_KEYS, ListRoomsQuery, roomQueryCrossErrors } from "../schemas/asset-queries.ts"
 import { decodeWithCrossRules } from "../schemas/meeting-requests.ts"
 import { decodeOrFail, readQuery } from "../validation.ts"
-import { assetDetailView, okJsonText, roomListingJson } from "../views/asset-view.ts"
+import { assetDetailView, okJsonBytes, roomListingBytes } from "../views/asset-view.ts"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 
@@ -59,7 +59,8 @@ export const meetingRoomRoutes = (s: Services) => {
       return run(
         c,
         Assets.use((a) => a.searchRooms(c.get("principal"), search)),
-        (rooms) => okJsonText(c, roomListingJson(rooms)),
+        // Keyed by the query: the same search polled again reuses its bytes when nothing changed.
+        (rooms) => okJsonBytes(c, roomListingBytes(c.req.url, rooms)),
       )
     })
     .get("/:id", (c) => {

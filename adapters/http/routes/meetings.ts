@@ -1,11 +1,14 @@
+import { Effect, Schema } from "effect"
 import { Hono, type Context } from "hono"
-import { ObjectId } from "../../../core/shared/ids.ts"
+import { Bookings } from "../../../core/booking/bookings.ts"
+import type { MeetingAction } from "../../../core/booking/commands.ts"
 import { Meetings, type MeetingQuery } from "../../../core/booking/meeting-queries.ts"
-import { actOnMeeting, createMeeting, updateMeeting, type MeetingAction } from "../../bookings/booking-service.ts"
+import { ObjectId } from "../../../core/shared/ids.ts"
 import { shownMeetingView } from "../../bookings/meeting-view.ts"
 import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok } from "../envelope.ts"
+import { makeRun } from "../run.ts"
 import {
   CreateMeetingRequest,
   createMeetingCrossErrors,
@@ -13,31 +16,37 @@ import {
   LIST_MEETINGS_ARRAY_KEYS,
   ListMeetingsQuery,
   MeetingActionRequest,
+  toCreateMeeting,
+  toUpdateMeeting,
   UpdateMeetingRequest,
   updateMeetingCrossErrors,
 } from "../schemas/meeting-requests.ts"
 import { decodeOrFail, readJson, readQuery } from "../validation.ts"
-import { makeRun } from "../run.ts"
+import { meetingDetailsView } from "../views/meeting-details.ts"
 import { instantAt } from "./meeting-rooms.ts"
-import { Schema } from "effect"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 
 /** Spec Endpoints > Meetings. The three actions answer 202 with the Meeting. */
 export const meetingRoutes = (s: Services) => {
   const run = makeRun(s.runtime, s.logger)
-  const action = (name: MeetingAction) => async (c: Context<AppEnv>) => {
+  // Resolved once: a write handler does no service lookup.
+  const bookings = s.runtime.runSync(Effect.service(Bookings))
+  const action = (tag: "Cancel" | "CheckIn" | "CheckOut") => async (c: Context<AppEnv>) => {
     const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
     const body = decodeOrFail(MeetingActionRequest, await readJson(c, { optional: true }))
-    return ok(c, await actOnMeeting(s, c.get("principal"), id, name, body), { status: 202 })
+    const a: MeetingAction =
+      tag === "Cancel" ? { _tag: tag, pinCode: body.pinCode, paymentId: body.paymentId } : { _tag: tag, pinCode: body.pinCode }
+    return run(c, bookings.act(c.get("principal"), id, a), (d) => ok(c, meetingDetailsView(d), { status: 202 }))
   }
   return new Hono<AppEnv>()
     .post("/", async (c) => {
       const req = decodeWithCrossRules(CreateMeetingRequest, await readJson(c), createMeetingCrossErrors)
-      const result = await createMeeting(s, c.get("principal"), req)
-      return result.created
-        ? ok(c, result.meeting, { status: 201, message: "Created" })
-        : ok(c, result.preview, { message: "Draft: nothing was created" })
+      return run(c, bookings.create(c.get("principal"), toCreateMeeting(req)), (r) =>
+        r._tag === "Created"
+          ? ok(c, meetingDetailsView(r.meeting), { status: 201, message: "Created" })
+          : ok(c, r.preview, { message: "Draft: nothing was created" }),
+      )
     })
     .get("/", (c) => {
       const q = decodeOrFail(ListMeetingsQuery, readQuery(c, LIST_MEETINGS_ARRAY_KEYS))
@@ -77,10 +86,11 @@ export const meetingRoutes = (s: Services) => {
     .patch("/:id", async (c) => {
       const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
       const req = decodeWithCrossRules(UpdateMeetingRequest, await readJson(c), updateMeetingCrossErrors)
-      const result = await updateMeeting(s, c.get("principal"), id, req)
-      return result.updated
-        ? ok(c, result.meeting)
-        : ok(c, result.preview, { message: "Draft: nothing was changed" })
+      return run(c, bookings.update(c.get("principal"), id, toUpdateMeeting(req)), (r) =>
+        r._tag === "Updated"
+          ? ok(c, meetingDetailsView(r.meeting))
+          : ok(c, r.preview, { message: "Draft: nothing was changed" }),
+      )
     })
     .post("/:id/cancel", action("Cancel"))
     .post("/:id/check-in", action("CheckIn"))

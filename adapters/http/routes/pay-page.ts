@@ -8,9 +8,11 @@ import {
   renderPayPage,
   renderStatusPage,
 } from "../../payments/pay-page.ts"
-import { payPageModel, settlePayment } from "../../payments/payment-service.ts"
+import { Option } from "effect"
+import { Payments } from "../../../core/payment/payments.ts"
 import type { Services } from "../../wiring/services.ts"
 import type { AppEnv } from "../app-env.ts"
+import { makeRun } from "../run.ts"
 import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
 import { nulViolations } from "../validation.ts"
 
@@ -61,17 +63,20 @@ const html = (
 
 export const payPageRoutes = (s: Services) => {
   const routes = new Hono<AppEnv>()
+  const run = makeRun(s.runtime, s.logger)
 
   routes.get("/:paymentId", async (c) => {
     const paymentId = c.req.param("paymentId")
     if (!OBJECT_ID_PATTERN.test(paymentId)) return html(c, renderNotFoundPage(), 404)
-    const model = await payPageModel(s, paymentId)
-    if (!model) return html(c, renderNotFoundPage(), 404)
-    const status = model.payment.status
-    const redirectOrigin = originOf(model.payment.frontendRedirectUrl)
-    if (status === "pending" && !model.lapsed)
-      return html(c, renderPayPage(model, c.req.path), 200, redirectOrigin)
-    return html(c, renderStatusPage(model, status === "pending" ? "expired" : status), 200)
+    return run(c, Payments.use((p) => p.payPage(paymentId)), (found) => {
+      if (Option.isNone(found)) return html(c, renderNotFoundPage(), 404)
+      const model = found.value
+      const status = model.payment.status
+      const redirectOrigin = originOf(model.payment.frontendRedirectUrl)
+      if (status === "pending" && !model.lapsed)
+        return html(c, renderPayPage(model, c.req.path), 200, redirectOrigin)
+      return html(c, renderStatusPage(model, status === "pending" ? "expired" : status), 200)
+    })
   })
 
   routes.post("/:paymentId", async (c) => {
@@ -84,25 +89,25 @@ export const payPageRoutes = (s: Services) => {
     const outcome = form["outcome"]
     if (outcome !== "paid" && outcome !== "failed")
       return html(c, renderBadRequestPage('outcome: must be "paid" or "failed"'), 400)
-    const result = await settlePayment(s, paymentId, outcome)
-    if (result._tag === "NotFound") return html(c, renderNotFoundPage(), 404)
-    const model = await payPageModel(s, paymentId)
-    if (!model) return html(c, renderNotFoundPage(), 404)
-    switch (result._tag) {
-      case "Refused":
-        return html(c, renderErrorPage(model, result.reason), 409)
-      case "Declined":
-        return html(c, renderDeclinedPage(model), 200)
-      case "Paid": {
-        const target = result.payment.frontendRedirectUrl
-        // 303: the browser follows with a GET, so a reload of the target never re-posts.
-        if (target) {
-          c.header("Cache-Control", "no-store")
-          return c.redirect(target, 303)
+    return run(c, Payments.use((p) => p.settleForPage(paymentId, outcome)), ({ result, page }) => {
+      if (result._tag === "NotFound" || Option.isNone(page)) return html(c, renderNotFoundPage(), 404)
+      const model = page.value
+      switch (result._tag) {
+        case "Refused":
+          return html(c, renderErrorPage(model, result.reason), 409)
+        case "Declined":
+          return html(c, renderDeclinedPage(model), 200)
+        case "Paid": {
+          const target = result.payment.frontendRedirectUrl
+          // 303: the browser follows with a GET, so a reload of the target never re-posts.
+          if (target) {
+            c.header("Cache-Control", "no-store")
+            return c.redirect(target, 303)
+          }
+          return html(c, renderPaidPage(model), 200)
         }
-        return html(c, renderPaidPage(model), 200)
       }
-    }
+    })
   })
 
   return routes

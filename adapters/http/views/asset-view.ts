@@ -101,6 +101,37 @@ const deskJsonOf = (a: Asset): string => {
   return json
 }
 
+/**
+ * The last answers of repeated searches: when a search (same key) lists the very same records
+ * with the same amounts and reasons, its bytes are sent again instead of assembled and encoded
+ * (the bench's and a booking screen's polling case). Compared element by element, so always exact.
+ */
+const LAST_MAX = 16
+const lastRooms = new Map<string, { readonly rooms: ReadonlyArray<RoomListing>; readonly bytes: Uint8Array }>()
+const sameRooms = (a: ReadonlyArray<RoomListing>, b: ReadonlyArray<RoomListing>) => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]!
+    if (x.asset !== y.asset || x.amount !== y.amount || x.unavailableReason !== y.unavailableReason) return false
+  }
+  return true
+}
+const encoder = new TextEncoder()
+
+/** A room search's whole envelope as bytes, reused while the same key lists the same rooms. */
+export const roomListingBytes = (key: string, rooms: ReadonlyArray<RoomListing>): Uint8Array => {
+  const held = lastRooms.get(key)
+  if (held !== undefined && sameRooms(held.rooms, rooms)) return held.bytes
+  const bytes = encoder.encode(envelopeText(roomListingJson(rooms)))
+  if (lastRooms.size >= LAST_MAX) lastRooms.delete(lastRooms.keys().next().value!)
+  lastRooms.set(key, { rooms, bytes })
+  return bytes
+}
+
+const envelopeText = (dataJson: string, meta?: PageMeta) =>
+  `{"code":"${SUCCESS_CODE}","success":true,"message":"OK","data":${dataJson}${meta ? `,"meta":${JSON.stringify(meta)}` : ""}}`
+
 /** The rooms of a search as a JSON array text; per room only the rate (with amount) and reason are written. */
 export const roomListingJson = (rooms: ReadonlyArray<RoomListing>): string => {
   const rates = new Map<unknown, Map<number | undefined, string>>()
@@ -151,11 +182,8 @@ export const okJsonText = (
   c: Context,
   dataJson: string,
   options: { status?: ContentfulStatusCode; meta?: PageMeta } = {},
-): Response =>
-  c.body(
-    `{"code":"${SUCCESS_CODE}","success":true,"message":"OK","data":${dataJson}${
-      options.meta ? `,"meta":${JSON.stringify(options.meta)}` : ""
-    }}`,
-    options.status ?? 200,
-    { "Content-Type": "application/json" },
-  )
+): Response => c.body(envelopeText(dataJson, options.meta), options.status ?? 200, { "Content-Type": "application/json" })
+
+/** A whole success envelope already encoded (roomListingBytes). */
+export const okJsonBytes = (c: Context, bytes: Uint8Array): Response =>
+  c.body(bytes as Uint8Array<ArrayBuffer>, 200, { "Content-Type": "application/json" })

@@ -1,13 +1,19 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Assets } from "../../../core/booking/assets.ts"
+import { Bookings } from "../../../core/booking/bookings.ts"
 import { Meetings } from "../../../core/booking/meeting-queries.ts"
+import { BookingSettings } from "../../../core/ports/booking-settings.ts"
+import { AppConfig } from "../../config/config.ts"
 import { AssetStoreMemory } from "../../memory/asset-store.ts"
 import { BookingStoreMemory } from "../../memory/booking-store.ts"
 import { DirectoryMemory } from "../../memory/directory-store.ts"
+import { DiscountsMemory } from "../../memory/discount-store.ts"
 import { MeetingReadStoreMemory } from "../../memory/meeting-read-store.ts"
+import { TickStoreMemory } from "../../memory/tick-store.ts"
 import { AssetStorePostgres } from "../../postgres/asset-store.ts"
 import { BookingStorePostgres } from "../../postgres/booking-store.ts"
 import { DirectoryPostgres } from "../../postgres/directory-store.ts"
+import { DiscountsPostgres } from "../../postgres/discount-store.ts"
 import { MeetingReadStorePostgres } from "../../postgres/meeting-read-store.ts"
 
 /**
@@ -15,7 +21,38 @@ import { MeetingReadStorePostgres } from "../../postgres/meeting-read-store.ts"
  * each storage profile, and its use cases (which need only ports).
  */
 export const bookingsStores = {
-  postgres: Layer.mergeAll(AssetStorePostgres, BookingStorePostgres, DirectoryPostgres, MeetingReadStorePostgres),
-  memory: Layer.mergeAll(AssetStoreMemory, BookingStoreMemory, DirectoryMemory, MeetingReadStoreMemory),
+  postgres: Layer.mergeAll(
+    AssetStorePostgres,
+    BookingStorePostgres,
+    DirectoryPostgres,
+    DiscountsPostgres,
+    MeetingReadStorePostgres,
+  ),
+  // The memory booking store writes a new booking's ticks through the tick store (its table is shared).
+  memory: Layer.mergeAll(
+    AssetStoreMemory,
+    BookingStoreMemory.pipe(Layer.provide(TickStoreMemory)),
+    DirectoryMemory,
+    DiscountsMemory,
+    MeetingReadStoreMemory,
+  ),
 }
-export const bookingsUseCases = Layer.mergeAll(Assets.layer, Meetings.layer)
+
+/** The operator's booking settings, read from the configuration once. */
+const bookingSettings = Layer.effect(
+  BookingSettings,
+  Effect.gen(function* () {
+    const c = yield* AppConfig
+    return BookingSettings.of({
+      maxUnpaidHoldsPerOrganizer: c.maxUnpaidHoldsPerOrganizer,
+      maxUnpaidHoldsPerApp: c.maxUnpaidHoldsPerApp,
+      paymentWindowSeconds: c.paymentWindowSeconds,
+    })
+  }),
+)
+
+export const bookingsUseCases = Layer.mergeAll(
+  Assets.layer,
+  Meetings.layer,
+  Bookings.layer.pipe(Layer.provide(bookingSettings)),
+)

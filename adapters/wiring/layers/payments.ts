@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { Payments } from "../../../core/payment/payments.ts"
 import { PaymentStoreMemory } from "../../memory/payment-store.ts"
 import { PaymentGatewaySandbox } from "../../payments/sandbox-gateway.ts"
 import { PaymentStorePostgres } from "../../postgres/payment-store.ts"
@@ -12,4 +13,4 @@ export const paymentsStores = {
   postgres: Layer.mergeAll(PaymentStorePostgres, PaymentGatewaySandbox),
   memory: Layer.mergeAll(PaymentStoreMemory, PaymentGatewaySandbox),
 }
-export const paymentsUseCases = Layer.empty
+export const paymentsUseCases = Payments.layer

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import type { Asset, AssetRecord } from "../../../core/booking/asset.ts"
 import { resolveMeetingConfig } from "../../../core/booking/asset-config.ts"
-import { deskListingJson, deskView, roomListingJson, roomView } from "../../../adapters/http/views/asset-view.ts"
+import { deskListingJson, deskView, roomListingBytes, roomListingJson, roomView } from "../../../adapters/http/views/asset-view.ts"
 
 const project = { id: "p1", timezone: "Asia/Bangkok", brandId: "b1" }
 const rate = { perHour: 100, perDay: 500 }
@@ -39,6 +39,16 @@ describe("assembled asset listings", () => {
     expect(roomListingJson(windowed)).toBe(JSON.stringify(windowed.map((l) => roomView(l.asset, l))))
     // Twice: the second answer comes from the prepared fragments.
     expect(roomListingJson(windowed)).toBe(JSON.stringify(windowed.map((l) => roomView(l.asset, l))))
+  })
+  it("a repeated search's bytes are the envelope ok() sends, and change when a listed value changes", () => {
+    const rooms = [room("r1", "A"), room("r2", "B")]
+    const listing = rooms.map((asset) => ({ asset, amount: 100 }))
+    const envelope = (data: unknown) => JSON.stringify({ code: "SV000", success: true, message: "OK", data })
+    const first = roomListingBytes("k", listing)
+    expect(new TextDecoder().decode(first)).toBe(envelope(listing.map((l) => roomView(l.asset, l))))
+    expect(roomListingBytes("k", rooms.map((asset) => ({ asset, amount: 100 })))).toBe(first)
+    const changed = [listing[0]!, { asset: rooms[1]!, amount: 100, unavailableReason: "BREAK_TIME" }]
+    expect(new TextDecoder().decode(roomListingBytes("k", changed))).toBe(envelope(changed.map((l) => roomView(l.asset, l))))
   })
   it("a record replaced by the manifest is rendered anew, not from its old fragments", () => {
     const before = room("r9", "Old")

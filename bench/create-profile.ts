@@ -1,0 +1,170 @@
+/**
+ * `npx tsx bench/create-profile.ts`: where the time of one `POST /meetings` goes (issue 13).
+ *
+ *   --duration 8       seconds of load (autocannon, random free 15-minute desk slots)
+ *   --connections 16   clients
+ *   --desks 200        desks in the manifest
+ *   --dist             run dist/runtimes/node/server.js (npm run build first) instead of tsx
+ *   --cpu-prof DIR     write the server's V8 CPU profile into DIR (summarised after the run)
+ *
+ * Prints, per create: the server's CPU ms (utime+stime from /proc over the load), PostgreSQL
+ * transactions, rows inserted and read (pg_stat_database of the run's own database), and for
+ * 50 sequential creates every statement PostgreSQL logged for the database
+ * (log_min_duration_statement = 0 set on that database only, read back from the server log),
+ * grouped by text with its mean duration; then the wait events of the database's backends
+ * sampled every 20 ms during the load.
+ */
+import autocannon from "autocannon"
+import { spawn } from "node:child_process"
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs"
+import { parseArgs } from "node:util"
+import postgres from "postgres"
+import { freshPostgresDatabase } from "../test/support/databases.ts"
+import { summariseCpuProfile } from "./cpu-profile.ts"
+import { cpuMs, startChild, stderrOf, stopChild } from "./support.ts"
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: "string", default: "8" },
+    connections: { type: "string", default: "16" },
+    desks: { type: "string", default: "200" },
+    dist: { type: "boolean", default: false },
+    "cpu-prof": { type: "string" },
+    port: { type: "string", default: "42610" },
+  },
+})
+const ADMIN = "bench-admin-token-0123456789"
+const LOG = process.env.PG_LOG ?? "/var/log/postgresql/postgresql-15-main.log"
+const everyDay = Object.fromEntries(
+  ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => [d, { availableTime: { start: "00:00:00", end: "23:59:00" } }]),
+)
+const manifest = {
+  projects: [
+    {
+      key: "bench", name: "Bench Tower", timezone: "Asia/Bangkok",
+      zones: [{ key: "a", name: "A", floors: [{ key: "a-1", name: "A1" }] }],
+      desks: Array.from({ length: Number(args.desks) }, (_, i) => ({ key: `d${i}`, name: `Desk ${i}`, index: i, zone: "a", floor: "a-1", config: { dayConfig: everyDay } })),
+    },
+  ],
+  apps: [{ key: "bench", appId: "bench-app", appSecret: "bench-secret-123", projects: ["bench"] }],
+}
+
+const pg = await freshPostgresDatabase()
+const dbName = new URL(pg.url).pathname.slice(1)
+const sql = postgres(pg.url, { max: 1, onnotice: () => {} })
+const port = Number(args.port)
+const base = `http://127.0.0.1:${port}`
+const profDir = args["cpu-prof"]
+const command = [
+  process.execPath,
+  ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
+  ...(args.dist ? ["dist/runtimes/node/server.js"] : ["--import", "tsx", "runtimes/node/server.ts"]),
+]
+const startedProfiles = new Set(profDir && existsSync(profDir) ? readdirSync(profDir) : [])
+let loadEnded = 0
+let exitedAfterLoadMs = 0
+const server = await startChild(command, { DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "info" }, port)
+try {
+  const json = { "content-type": "application/json" }
+  const applied = (await (await fetch(`${base}/admin/v1/manifest`, { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, ...json }, body: JSON.stringify(manifest) })).json()) as any
+  const deskIds = Object.values(applied.data.projects.bench.desks ?? {}) as string[]
+  const desks = deskIds.length > 0 ? deskIds : (await sql`select id from desks`).map((r) => r.id as string)
+  const token = ((await (await fetch(`${base}/auth/accessToken`, { method: "POST", headers: json, body: JSON.stringify({ grant_type: "app_credentials", app_id: "bench-app", app_secret: "bench-secret-123" }) })).json()) as any).access_token as string
+  const day0 = Math.ceil(Date.now() / 86_400_000) * 86_400_000
+  const body = () => {
+    // Quarter 67 (UTC 16:45) ends after the desks' 23:59 close in Asia/Bangkok (a 400): skipped.
+    const q = Math.floor(Math.random() * 89)
+    const start = day0 + (10 + Math.floor(Math.random() * 300)) * 86_400_000 + (q >= 67 ? q + 1 : q) * 15 * 60_000
+    return JSON.stringify({ deskId: desks[Math.floor(Math.random() * desks.length)], title: "bench", startDateTime: new Date(start).toISOString(), endDateTime: new Date(start + 15 * 60_000).toISOString() })
+  }
+  const headers = { authorization: `Bearer ${token}`, ...json }
+  // Warm-up: caches, prepared statements, JIT.
+  for (let i = 0; i < 30; i++) await fetch(`${base}/meetings`, { method: "POST", headers, body: body() })
+
+  // 50 sequential creates with every statement logged for this database only.
+  await sql.unsafe(`alter database ${dbName} set log_min_duration_statement = 0`)
+  // Sessions read the setting when they start: end the server's (its pool reconnects).
+  await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
+  await new Promise((r) => setTimeout(r, 500))
+  for (let i = 0; i < 5; i++) await fetch(`${base}/meetings`, { method: "POST", headers, body: body() })
+  const logFrom = existsSync(LOG) ? statSync(LOG).size : 0
+  const SEQ = 50
+  const seqStarted = performance.now()
+  for (let i = 0; i < SEQ; i++) {
+    const r = await fetch(`${base}/meetings`, { method: "POST", headers, body: body() })
+    if (r.status !== 201) console.log(`sequential create: ${r.status} ${await r.text()}`)
+  }
+  const seqMs = (performance.now() - seqStarted) / SEQ
+  await new Promise((r) => setTimeout(r, 500))
+  await sql.unsafe(`alter database ${dbName} reset log_min_duration_statement`)
+  await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
+  const statements = new Map<string, { n: number; ms: number }>()
+  if (existsSync(LOG)) {
+    const text = readFileSync(LOG).subarray(logFrom).toString("utf8")
+    const re = new RegExp(`@${dbName} LOG:\\s+duration: ([\\d.]+) ms\\s+(?:(parse|bind|execute) [^:]*: )?(?:statement: )?(.*)`, "g")
+    for (const m of text.matchAll(re)) {
+      const key = `${m[2] ?? "simple"} ${m[3]!.replace(/\s+/g, " ").slice(0, 110)}`
+      const s = statements.get(key) ?? { n: 0, ms: 0 }
+      s.n++
+      s.ms += Number(m[1])
+      statements.set(key, s)
+    }
+  }
+  console.log(`\n${SEQ} sequential creates: ${seqMs.toFixed(1)} ms each from the client; statements logged per create (background included):`)
+  const sorted = [...statements.entries()].sort((a, b) => b[1].n - a[1].n)
+  let executes = 0
+  for (const [k, s] of sorted) {
+    if (k.startsWith("execute") || k.startsWith("simple")) executes += s.n
+    console.log(`  ${(s.n / SEQ).toFixed(2).padStart(6)} x ${(s.ms / s.n).toFixed(3).padStart(7)} ms  ${k}`)
+  }
+  console.log(`  = ${(executes / SEQ).toFixed(1)} statements executed per create`)
+  await new Promise((r) => setTimeout(r, 500))
+  for (let i = 0; i < 10; i++) await fetch(`${base}/meetings`, { method: "POST", headers, body: body() })
+
+  // The load.
+  const stat = async () => (await sql`select xact_commit::int8 as c, xact_rollback::int8 as r, tup_inserted::int8 as i, tup_fetched::int8 as f, tup_returned::int8 as t, blk_write_time, active_time from pg_stat_database where datname = ${dbName}`)[0]!
+  const waits = new Map<string, number>()
+  let sampling = true
+  const sampler = (async () => {
+    const s = postgres(pg.url, { max: 1, onnotice: () => {} })
+    while (sampling) {
+      for (const r of await s`select coalesce(wait_event_type || ':' || wait_event, state) as w from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid() and backend_type = 'client backend'`)
+        waits.set(r.w as string, (waits.get(r.w as string) ?? 0) + 1)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    await s.end()
+  })()
+  const s0 = await stat()
+  const c0 = cpuMs(server.pid!)
+  const statuses: Record<string, number> = {}
+  const result = await autocannon({
+    url: `${base}/meetings`,
+    connections: Number(args.connections),
+    duration: Number(args.duration),
+    requests: [{ method: "POST", headers, setupRequest: (req: any) => ({ ...req, body: body() }), onResponse: (st: number) => void (statuses[st] = (statuses[st] ?? 0) + 1) }],
+  })
+  const c1 = cpuMs(server.pid!)
+  loadEnded = performance.now()
+  sampling = false
+  await sampler
+  const s1 = await stat()
+  const n = statuses["201"] ?? 0
+  const per = (k: string) => ((Number(s1[k]) - Number(s0[k])) / Math.max(1, n)).toFixed(2)
+  console.log(`\nload: ${args.connections} connections, ${args.duration} s: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} p99 ${result.latency.p99} ms, statuses ${JSON.stringify(statuses)}`)
+  console.log(`server CPU per create: ${((c1 - c0) / Math.max(1, n)).toFixed(2)} ms (${((c1 - c0) / 10 / Number(args.duration)).toFixed(0)}% of one core)`)
+  console.log(`per create: ${per("c")} commits, ${per("r")} rollbacks, ${per("i")} rows inserted, ${per("f")} rows fetched, ${per("t")} rows returned; backend active ${per("active_time")} ms`)
+  if (Object.keys(statuses).some((k) => k.startsWith("5"))) console.log(`\nserver stderr (last 4,000 characters):\n${stderrOf(server)}`)
+  const total = [...waits.values()].reduce((a, b) => a + b, 0)
+  console.log(`backend states sampled (share): ${[...waits.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${((100 * v) / total).toFixed(0)}%`).join(", ")}`)
+} finally {
+  await stopChild(server)
+  exitedAfterLoadMs = performance.now() - loadEnded
+  await sql.end()
+  await pg.drop()
+}
+if (profDir) {
+  // The main thread's profile is the largest (tsx's loader thread writes its own).
+  const file = readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile") && !startedProfiles.has(f))
+    .sort((a, b) => statSync(`${profDir}/${b}`).size - statSync(`${profDir}/${a}`).size)[0]
+  if (file) console.log(`\n${summariseCpuProfile(`${profDir}/${file}`, 40, { endMs: exitedAfterLoadMs + 200, lengthMs: Number(args.duration) * 1000 - 500 })}`)
+}

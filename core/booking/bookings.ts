@@ -1,0 +1,564 @@
+import { Context, Effect, Layer, Metric, Option, Result } from "effect"
+import { actingUserId, canSeeProject, type Principal } from "../auth/principal.ts"
+import { countHoldRefused } from "../payment/metrics.ts"
+import { openPayment, voidAtGateway, voidPendingPayments } from "../payment/booking-payments.ts"
+import type { PaymentRecord } from "../payment/records.ts"
+import {
+  cancelPaymentIdCheck,
+  extensionDiscountCode,
+  holdLimitOf,
+  needsPayment,
+  originOf,
+  paidExtensionOf,
+  unknownDiscountCode,
+  type HoldHolder,
+} from "../payment/rules.ts"
+import { AssetStore } from "../ports/asset-store.ts"
+import { BookingSettings } from "../ports/booking-settings.ts"
+import { BookingStore } from "../ports/booking-store.ts"
+import { Clock } from "../ports/clock.ts"
+import { Directory } from "../ports/directory.ts"
+import { Discounts } from "../ports/discounts.ts"
+import { Ids } from "../ports/ids.ts"
+import { LifecycleSignals, type LifecycleSignal } from "../ports/lifecycle-signals.ts"
+import type { LifecycleSnapshot } from "../ports/lifecycle-scheduler.ts"
+import { PaymentStore } from "../ports/payment-store.ts"
+import { PaymentGateway } from "../ports/payments.ts"
+import { TickStore } from "../ports/tick-store.ts"
+import { UnitOfWork } from "../ports/unit-of-work.ts"
+import { Forbidden, NotFound, StateConflict, ValidationFailed } from "../shared/errors.ts"
+import * as Interval from "../shared/interval.ts"
+import { formatLocalDate, localDateOf, startOfLocalDay } from "../shared/local-time.ts"
+import { assetEntity, type Asset, type AssetRef } from "./asset.ts"
+import { assetRuleViolations, assetStatusViolations, resolveTimePeriod, type TimePeriod } from "./asset-rules.ts"
+import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
+import { draftPreview, type DraftPreview } from "./draft-preview.ts"
+import { BookingRuleViolated, IllegalTransition, SlotTaken, TooManyUnpaidHolds } from "./errors.ts"
+import {
+  currentSlot,
+  newPinCode,
+  occurrenceIdOf,
+  showPinTo,
+  timelineOf,
+  toCoreBooking,
+  type BookingRecord,
+  type HistoryRecord,
+  type SlotRecord,
+  type StoredBooking,
+} from "./meeting.ts"
+import { statusChanged } from "./metrics.ts"
+import { isPaid, priceOf, type Discount } from "./pricing.ts"
+import {
+  expandOccurrences,
+  formatRecurrenceRule,
+  occurrenceEventId,
+  parseRecurrenceRule,
+  type Occurrence,
+} from "./recurrence.ts"
+import {
+  createBooking,
+  transition,
+  type Actor,
+  type BookingChanges,
+  type BookingCommand,
+} from "./transitions.ts"
+
+/** A meeting with everything its view shows, in hand (no re-query to render it). */
+export interface MeetingDetails {
+  readonly row: BookingRecord
+  /** The occurrence shown: the current one of a series, the one slot otherwise. */
+  readonly slot: SlotRecord
+  readonly timeZone: string
+  readonly assetName: string | undefined
+  readonly histories: ReadonlyArray<HistoryRecord>
+  readonly payments: ReadonlyArray<PaymentRecord>
+  readonly showPin: boolean
+}
+
+export type Created = { readonly _tag: "Created"; readonly meeting: MeetingDetails }
+export type Updated = { readonly _tag: "Updated"; readonly meeting: MeetingDetails }
+export type Previewed = { readonly _tag: "Preview"; readonly preview: DraftPreview }
+
+/**
+ * The booking write use cases: create (and its draft), update (and its draft, and the paid
+ * extension), and the actions cancel / check-in / check-out / reject. Rules come from the
+ * core (status machine, asset rules, recurrence, pricing, payment rules); the stores write in
+ * one unit of work; the scheduler is told after the commit.
+ */
+export class Bookings extends Context.Service<
+  Bookings,
+  {
+    readonly create: (
+      p: Principal,
+      c: CreateMeeting,
+    ) => Effect.Effect<
+      Created | Previewed,
+      ValidationFailed | BookingRuleViolated | NotFound | Forbidden | IllegalTransition | SlotTaken | TooManyUnpaidHolds
+    >
+    readonly update: (
+      p: Principal,
+      id: string,
+      c: UpdateMeeting,
+    ) => Effect.Effect<
+      Updated | Previewed,
+      | ValidationFailed
+      | BookingRuleViolated
+      | NotFound
+      | Forbidden
+      | IllegalTransition
+      | SlotTaken
+      | TooManyUnpaidHolds
+      | StateConflict
+    >
+    readonly act: (
+      actor: Principal | "operator",
+      id: string,
+      a: MeetingAction,
+    ) => Effect.Effect<MeetingDetails, NotFound | IllegalTransition | Forbidden | ValidationFailed | StateConflict | SlotTaken | BookingRuleViolated>
+  }
+>()("keyspace/core/Bookings") {
+  static readonly layer = Layer.effect(
+    Bookings,
+    Effect.gen(function* () {
+      const uow = yield* UnitOfWork
+      const store = yield* BookingStore
+      const assets = yield* AssetStore
+      const directory = yield* Directory
+      const discountStore = yield* Discounts
+      const payments = yield* PaymentStore
+      const gateway = yield* PaymentGateway
+      const ticks = yield* TickStore
+      const signals = yield* LifecycleSignals
+      const clock = yield* Clock
+      const ids = yield* Ids
+      const settings = yield* BookingSettings
+      const opening = { store: payments, gateway, newId: ids.newId }
+
+      const countStatus = (from: string, to: string) => Metric.update(statusChanged(from, to), 1)
+
+      /** The unpaid-hold cap (429 SV040), counted under the store's per-holder lock; in tx. */
+      const holdAllowed = (holder: HoldHolder) =>
+        Effect.gen(function* () {
+          const limit = holdLimitOf(holder, settings)
+          if ((yield* store.unpaidHoldsOf(holder.userId)) >= limit) {
+            yield* countHoldRefused
+            return yield* new TooManyUnpaidHolds({ limit })
+          }
+        })
+
+      /** The discount of a create: none without a code; an unknown code is a 400. */
+      const createDiscounts = (projectId: string, code: string | undefined) =>
+        Effect.gen(function* () {
+          if (code === undefined || code === "") return [] as Discount[]
+          const d = yield* discountStore.byCode(projectId, code)
+          if (Option.isNone(d)) return yield* unknownDiscountCode()
+          return [d.value]
+        })
+
+      /** An extension is priced with the PATCH's code, else the one the booking was made with (if it still exists). */
+      const extensionDiscounts = (projectId: string, requested: string | undefined, stored: string | null) =>
+        Effect.gen(function* () {
+          const wanted = extensionDiscountCode(requested, stored)
+          if (Option.isNone(wanted)) return [] as Discount[]
+          const d = yield* discountStore.byCode(projectId, wanted.value.code)
+          if (Option.isSome(d)) return [d.value]
+          if (wanted.value.required) return yield* unknownDiscountCode()
+          return [] as Discount[]
+        })
+
+      const periodInterval = (asset: Asset, start: number, period: TimePeriod) => {
+        const r = resolveTimePeriod(asset.config, asset.timeZone, start, period)
+        return Result.isFailure(r)
+          ? Effect.fail(new BookingRuleViolated({ messages: [`timePeriod: ${r.failure}`] }))
+          : Effect.succeed(r.success)
+      }
+
+      /** A booking inside the caller's projects; any other id is "not found" (no existence leak). */
+      const loadVisible = (actor: Principal | "operator", id: string) =>
+        Effect.gen(function* () {
+          const stored = yield* store.load(id)
+          if (Option.isNone(stored) || (actor !== "operator" && !canSeeProject(actor, stored.value.row.projectId)))
+            return yield* new NotFound({ entity: "meeting", id })
+          return stored.value
+        })
+
+      const lockedOrMissing = (id: string) =>
+        Effect.flatMap(store.loadForUpdate(id), (o) =>
+          Option.isSome(o) ? Effect.succeed(o.value) : Effect.fail(new NotFound({ entity: "meeting", id })),
+        )
+
+      const assetOf = (row: BookingRecord) => {
+        const ref: AssetRef = row.assetKind === "room" ? { _tag: "Room", id: row.assetId } : { _tag: "Desk", id: row.assetId }
+        return assets.find(ref)
+      }
+
+      /**
+       * The ticks follow the changed occurrence (a series keeps the others' ticks). An unpaid
+       * booking's ticks need its payment window's end: the payment just opened, else the
+       * pending one, else (none yet) its last update plus the window.
+       */
+      const reschedule = (
+        asset: Asset,
+        stored: StoredBooking,
+        slot: SlotRecord,
+        now: number,
+        opened: PaymentRecord | undefined,
+      ) =>
+        Effect.gen(function* () {
+          const only = stored.row.rrule === null ? undefined : [slot.occurrenceIndex]
+          const slots = only === undefined ? stored.slots : stored.slots.filter((x) => only.includes(x.occurrenceIndex))
+          const unpaid = stored.slots.find((x) => x.status === "unpaid")
+          let expiry: number | undefined
+          if (unpaid !== undefined) {
+            const pending = opened === undefined ? yield* payments.pendingOf(stored.row.id) : Option.some(opened)
+            expiry = Option.isSome(pending)
+              ? pending.value.expiresAt
+              : unpaid.updatedAt.getTime() + settings.paymentWindowSeconds * 1000
+          }
+          const snapshots: LifecycleSnapshot[] = slots.map((s) => ({
+            booking: timelineOf(toCoreBooking(stored.row, s), expiry),
+            config: asset.meetingConfig,
+            occurrenceIndex: s.occurrenceIndex,
+          }))
+          yield* ticks.replace(stored.row.id, snapshots, now, only)
+        })
+
+      /** What the view of a changed meeting needs: its histories and payments (two reads). */
+      const detailsOf = (actor: Principal | "operator", asset: Asset, stored: StoredBooking, now: number) =>
+        Effect.gen(function* () {
+          const histories = yield* store.histories([stored.row.id])
+          const paid = yield* payments.byBookings([stored.row.id])
+          return {
+            row: stored.row,
+            slot: currentSlot(stored, asset.timeZone, now),
+            timeZone: asset.timeZone,
+            assetName: asset.kind === "room" ? asset.name : undefined,
+            histories: histories.get(stored.row.id) ?? [],
+            payments: paid.get(stored.row.id) ?? [],
+            showPin: showPinTo(actor, stored.row),
+          } satisfies MeetingDetails
+        })
+
+      const create = Effect.fn("Bookings.create")(function* (p: Principal, c: CreateMeeting) {
+        const now = clock.now()
+        const asset = yield* assets.find(c.asset)
+        if (!canSeeProject(p, asset.projectId)) return yield* new NotFound({ entity: assetEntity(asset.kind), id: c.asset.id })
+        const kind = asset.kind
+        const tz = asset.timeZone
+        const paid = isPaid(asset.chargeRate)
+        const { start, end } =
+          c.when._tag === "Period" ? yield* periodInterval(asset, c.when.start, c.when.period) : c.when
+
+        const id = ids.newId()
+        let occurrences: ReadonlyArray<Occurrence> = [
+          { seriesMasterId: id, occurrenceEventId: occurrenceEventId(id, start), index: 0, start, end },
+        ]
+        let rrule: string | undefined
+        if (c.recurrence !== undefined) {
+          const rule = parseRecurrenceRule(c.recurrence)
+          if (Result.isFailure(rule))
+            return yield* new ValidationFailed({ messages: rule.failure.map((m) => `recurrence: ${m}`) })
+          if (paid) return yield* new ValidationFailed({ messages: ["recurrence: recurring series are only for free rooms"] })
+          rrule = formatRecurrenceRule(rule.success)
+          occurrences = expandOccurrences({ masterId: id, rule: rule.success, anchor: Interval.make(start, end), timeZone: tz })
+        }
+
+        const violations = [
+          ...assetStatusViolations(kind, asset.status),
+          ...assetRuleViolations(asset.config, tz, start, end, now, kind),
+        ]
+        for (const [i, o] of occurrences.entries()) {
+          if (i === 0) continue
+          const day = formatLocalDate(localDateOf(o.start, tz))
+          // Later occurrences start after an accepted first one: lead time and advance window are
+          // the first occurrence's; hours, breaks and duration hold for each.
+          for (const m of assetRuleViolations(asset.config, tz, o.start, o.end, now, kind, { startUnchanged: true }))
+            violations.push(`recurrence: occurrence on ${day}: ${m}`)
+          if (Interval.overlaps(occurrences[i - 1]!, o))
+            violations.push(`recurrence: occurrence on ${day} overlaps the previous one`)
+        }
+        if (violations.length > 0) return yield* new BookingRuleViolated({ messages: [...new Set(violations)] })
+
+        const discounts = paid ? yield* createDiscounts(asset.projectId, c.payment.discountCode) : []
+        const price = paid ? priceOf(asset.chargeRate, start, end, tz, discounts) : undefined
+        // A 100% discount leaves nothing to pay: the booking is confirmed at once, like a free one.
+        const payable = price !== undefined && needsPayment(price)
+        if (Option.isSome(c.draft)) {
+          const preview = yield* draftPreview(store, {
+            asset,
+            start,
+            end,
+            occurrences,
+            discounts,
+            draftEnds: c.draft.value.ends,
+            now,
+          })
+          return { _tag: "Preview", preview } as const
+        }
+
+        const organizer = yield* directory.organizerOf(p)
+        const attendees = yield* directory.resolveAttendees(c.attendees)
+        const created = yield* Effect.fromResult(createBooking(
+          {
+            id,
+            projectId: asset.projectId,
+            assetKind: kind,
+            assetId: asset.id,
+            title: c.title,
+            ...(c.body === undefined ? {} : { body: c.body }),
+            start,
+            end,
+            organizer,
+            attendees,
+            ...(c.estimatedAttendance === undefined ? {} : { estimatedAttendance: c.estimatedAttendance }),
+            pinCode: newPinCode(),
+            ...(rrule === undefined ? {} : { recurrence: { rrule, anchorStart: start, anchorEnd: end } }),
+            paid: payable,
+          },
+          now,
+        ))
+        const booking = created.booking
+        const snapshotsOf = (paymentExpiresAt: number | undefined): LifecycleSnapshot[] =>
+          occurrences.map((o) => ({
+            booking: timelineOf({ ...booking, start: o.start, end: o.end }, paymentExpiresAt),
+            config: asset.meetingConfig,
+            occurrenceIndex: o.index,
+          }))
+        const saved = yield* uow.transaction(
+          Effect.gen(function* () {
+            if (payable) yield* holdAllowed({ userId: organizer.userId, kind: organizer.userId === p.appId ? "app" : "person" })
+            // A booking that pays later needs its payment's expiry for its ticks; any other
+            // one's ticks go out with its rows.
+            const inserted = yield* store.insert(
+              created,
+              occurrences,
+              {
+                timePeriod: c.when._tag === "Period" ? c.when.period : undefined,
+                // The spec's default channel applies to paid bookings; free ones never pay.
+                paymentChannel: paid ? (c.payment.channel ?? "prompt-pay") : c.payment.channel,
+                discountCode: c.payment.discountCode,
+                frontendRedirectUrl: c.payment.returnUrl,
+                price,
+                createdByAppId: p.appId,
+              },
+              payable ? undefined : { snapshots: snapshotsOf(undefined), now },
+            )
+            // The payment first: its expiresAt is the unpaid-timeout tick's due time.
+            const payment = payable
+              ? yield* openPayment(opening, {
+                  booking,
+                  kind: "create",
+                  summary: price,
+                  discountCode: discounts[0]?.code,
+                  channel: c.payment.channel,
+                  frontendRedirectUrl: c.payment.returnUrl,
+                  timeZone: tz,
+                  assetName: asset.name,
+                  now,
+                  windowSeconds: settings.paymentWindowSeconds,
+                })
+              : undefined
+            // A new booking has no ticks to replace (`only` = []).
+            if (payment !== undefined) yield* ticks.replace(booking.id, snapshotsOf(payment.expiresAt), now, [])
+            return { inserted, payment }
+          }),
+        )
+        yield* signals.bookingCommitted(booking.id, "create")
+        yield* countStatus("none", saved.inserted.row.status)
+        // Rendered from what was just written: nothing is read back.
+        return {
+          _tag: "Created",
+          meeting: {
+            row: saved.inserted.row,
+            slot: currentSlot(saved.inserted, tz, now),
+            timeZone: tz,
+            assetName: kind === "room" ? asset.name : undefined,
+            histories: saved.inserted.histories,
+            payments: saved.payment === undefined ? [] : [saved.payment],
+            showPin: showPinTo(p, saved.inserted.row),
+          },
+        } as const
+      })
+
+      const update = Effect.fn("Bookings.update")(function* (p: Principal, id: string, c: UpdateMeeting) {
+        const now = clock.now()
+        const visible = yield* loadVisible(p, id)
+        const asset = yield* assetOf(visible.row)
+        const kind = asset.kind
+        const tz = asset.timeZone
+        const timesRequested = c.start !== undefined || c.end !== undefined || c.timePeriod !== undefined
+        if (kind === "room" && c.timePeriod !== undefined)
+          return yield* new ValidationFailed({ messages: ["timePeriod: is only for desks"] })
+        if (visible.row.rrule !== null && timesRequested)
+          return yield* new ValidationFailed({
+            messages: [
+              "startDateTime, endDateTime: the times of a recurring series cannot be changed; cancel an occurrence or book a new series",
+            ],
+          })
+        const attendees = c.attendees === undefined ? undefined : yield* directory.resolveAttendees(c.attendees)
+        const discounts = isPaid(asset.chargeRate)
+          ? yield* extensionDiscounts(asset.projectId, c.payment.discountCode, visible.row.discountCode)
+          : []
+
+        const plan = (stored: StoredBooking) =>
+          Effect.gen(function* () {
+            const slot = currentSlot(stored, tz, now)
+            const current = toCoreBooking(stored.row, slot)
+            let start = c.start
+            let end = c.end
+            let timePeriod: string | null | undefined
+            if (c.timePeriod !== undefined) {
+              // Without a new start the period is taken on the booking's current local day.
+              const base = start ?? startOfLocalDay(localDateOf(current.start, tz), tz)
+              const period = yield* periodInterval(asset, base, c.timePeriod)
+              start = period.start
+              end = period.end
+              timePeriod = c.timePeriod
+            } else if (start !== undefined || end !== undefined) {
+              timePeriod = null
+            }
+            const changes: BookingChanges = {
+              ...(c.title === undefined ? {} : { title: c.title }),
+              ...(c.body === undefined ? {} : { body: c.body }),
+              ...(start === undefined ? {} : { start }),
+              ...(end === undefined ? {} : { end }),
+              ...(attendees === undefined ? {} : { attendees }),
+              ...(c.estimatedAttendance === undefined ? {} : { estimatedAttendance: c.estimatedAttendance }),
+            }
+            const actor: Actor = {
+              userId: actingUserId(p),
+              isProjectAdmin: false,
+              ...(c.pinCode === undefined ? {} : { pinCode: c.pinCode }),
+            }
+            const result = yield* Effect.fromResult(transition(current, { _tag: "Update", changes }, now, actor))
+            const next = result.booking
+            const startUnchanged = next.start === current.start
+            if (!startUnchanged || next.end !== current.end) {
+              const violations = assetRuleViolations(asset.config, tz, next.start, next.end, now, kind, { startUnchanged })
+              if (violations.length > 0) return yield* new BookingRuleViolated({ messages: [...violations] })
+            }
+            return { slot, current, result, timePeriod, startUnchanged }
+          })
+
+        if (Option.isSome(c.draft)) {
+          const planned = yield* plan(visible)
+          const b = planned.result.booking
+          const preview = yield* draftPreview(store, {
+            asset,
+            start: b.start,
+            end: b.end,
+            occurrences: [{ seriesMasterId: id, occurrenceEventId: "", index: 0, start: b.start, end: b.end }],
+            discounts,
+            draftEnds: c.draft.value.ends,
+            now,
+            exceptBookingId: id,
+            startUnchanged: planned.startUnchanged,
+          })
+          return { _tag: "Preview", preview } as const
+        }
+
+        const saved = yield* uow.transaction(
+          Effect.gen(function* () {
+            const stored = yield* lockedOrMissing(id)
+            const planned = yield* plan(stored)
+            const before = planned.current
+            // Spec: extending a paid booking makes it unpaid, with a payment for the difference.
+            const extension = paidExtensionOf({
+              chargeRate: asset.chargeRate,
+              price: (b) => priceOf(asset.chargeRate, b.start, b.end, tz, discounts),
+              before,
+              updated: planned.result,
+            })
+            if (Option.isSome(extension))
+              yield* holdAllowed({
+                userId: stored.row.organizerUserId,
+                // An app organizes only the bookings it made as itself.
+                kind: stored.row.organizerUserId === stored.row.createdByAppId ? "app" : "person",
+              })
+            const result = Option.isSome(extension) ? extension.value.result : planned.result
+            const next = yield* store.saveTransition(stored, planned.slot, result, {
+              occurrenceEventId: occurrenceIdOf(stored, planned.slot),
+              timePeriod: planned.timePeriod,
+              historyData: { fields: c.fields },
+              rowPatch: {
+                ...(c.payment.channel === undefined ? {} : { paymentChannel: c.payment.channel }),
+                ...(c.payment.discountCode === undefined ? {} : { discountCode: c.payment.discountCode }),
+                ...(c.payment.returnUrl === undefined ? {} : { frontendRedirectUrl: c.payment.returnUrl }),
+              },
+            })
+            const payment = Option.isSome(extension)
+              ? yield* openPayment(opening, {
+                  booking: extension.value.result.booking,
+                  kind: "extension",
+                  summary: extension.value.summary,
+                  discountCode: discounts[0]?.code,
+                  channel: c.payment.channel ?? stored.row.paymentChannel,
+                  frontendRedirectUrl: c.payment.returnUrl ?? stored.row.frontendRedirectUrl,
+                  timeZone: tz,
+                  assetName: asset.name,
+                  origin: originOf(before, stored.row.timePeriod),
+                  now,
+                  windowSeconds: settings.paymentWindowSeconds,
+                })
+              : undefined
+            yield* reschedule(asset, next, planned.slot, now, payment)
+            return { next, from: planned.slot.status, to: result.booking.status }
+          }),
+        )
+        yield* signals.bookingCommitted(id, "update")
+        if (saved.from !== saved.to) yield* countStatus(saved.from, saved.to)
+        return { _tag: "Updated", meeting: yield* detailsOf(p, asset, saved.next, now) } as const
+      })
+
+      const LIFECYCLE_SIGNAL = {
+        Cancel: "cancel",
+        CheckIn: "check-in",
+        CheckOut: "check-out",
+        // A reject ends the booking like a cancel: its pending ticks go.
+        Reject: "cancel",
+      } as const satisfies Record<MeetingAction["_tag"], LifecycleSignal>
+
+      const act = Effect.fn("Bookings.act")(function* (actor: Principal | "operator", id: string, a: MeetingAction) {
+        const now = clock.now()
+        const visible = yield* loadVisible(actor, id)
+        const asset = yield* assetOf(visible.row)
+        const who: Actor =
+          actor === "operator"
+            ? { userId: "operator", isProjectAdmin: true }
+            : {
+                userId: actingUserId(actor),
+                isProjectAdmin: a._tag === "Cancel" ? yield* directory.isProjectAdmin(actor, visible.row.projectId) : false,
+                ...(a._tag !== "Reject" && a.pinCode !== undefined ? { pinCode: a.pinCode } : {}),
+              }
+        const command: BookingCommand =
+          a._tag === "CheckIn" ? { _tag: "CheckIn", preStartMinutes: asset.meetingConfig.preStartMinutes } : { _tag: a._tag }
+        const saved = yield* uow.transaction(
+          Effect.gen(function* () {
+            const stored = yield* lockedOrMissing(id)
+            const slot = currentSlot(stored, asset.timeZone, now)
+            const result = yield* Effect.fromResult(transition(toCoreBooking(stored.row, slot), command, now, who))
+            // Checked after authorization and state, so a stranger learns nothing about payments.
+            if (a._tag === "Cancel" && a.paymentId !== undefined) {
+              const payment = yield* payments.byId(a.paymentId)
+              yield* Effect.fromResult(cancelPaymentIdCheck(a.paymentId, payment, id, slot.status))
+            }
+            const next = yield* store.saveTransition(stored, slot, result, {
+              occurrenceEventId: occurrenceIdOf(stored, slot),
+              historyData: a._tag === "Reject" && a.reason !== undefined ? { reason: a.reason } : undefined,
+            })
+            // Spec: cancel (and a reject) voids the pending payments.
+            const voided = a._tag === "Cancel" || a._tag === "Reject" ? yield* voidPendingPayments(payments, id, now) : []
+            yield* reschedule(asset, next, slot, now, undefined)
+            return { next, voided, from: slot.status, to: result.booking.status }
+          }),
+        )
+        yield* voidAtGateway(gateway, saved.voided)
+        yield* signals.bookingCommitted(id, LIFECYCLE_SIGNAL[a._tag])
+        yield* countStatus(saved.from, saved.to)
+        return yield* detailsOf(actor, asset, saved.next, now)
+      })
+
+      return Bookings.of({ create, update, act })
+    }),
+  )
+}
