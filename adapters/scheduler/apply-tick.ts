@@ -1,15 +1,12 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm"
-import { Effect, Result } from "effect"
-import { LifecycleSignals } from "../../core/ports/lifecycle-signals.ts"
+import { Result } from "effect"
 import { decodeAssetConfig, resolveMeetingConfig, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
-import type { AssetKind, Booking } from "../../core/booking/state.ts"
-import type { Occurrence } from "../../core/booking/recurrence.ts"
+import type { AssetKind } from "../../core/booking/state.ts"
 import { occurrenceEventId } from "../../core/booking/recurrence.ts"
 import { applicableTick, type TransitionCommand } from "../../core/booking/timeline.ts"
 import { SYSTEM_ACTOR, transition, type BookingCommand } from "../../core/booking/transitions.ts"
 import type {
   BookingTick,
-  LifecycleSignal,
   LifecycleSnapshot,
   TickOutcome,
 } from "../../core/ports/lifecycle-scheduler.ts"
@@ -33,7 +30,6 @@ import {
   replaceOccurrenceTicks,
   scheduleNewTicks,
   scheduleTicks,
-  ticksInsert,
   timelineBookingOf,
 } from "../postgres/tick-store.ts"
 
@@ -117,36 +113,6 @@ export const scheduleStoredBooking = async (
   else if (only === undefined) await scheduleTicks(tx, stored.row.id, snapshots, s.clock.now())
   else await replaceOccurrenceTicks(tx, stored.row.id, snapshots, s.clock.now())
 }
-
-/**
- * The ticks insert of a booking created in this transaction, built from the core booking and
- * its occurrences (nothing read back), so the create sends it with its rows. Not for an unpaid
- * booking: its ticks need the payment's expiry (scheduleStoredBooking reads it).
- */
-export const newBookingTicksInsert = (
-  s: Services,
-  tx: Queryable,
-  booking: Booking,
-  occurrences: ReadonlyArray<Occurrence>,
-  config: ResolvedMeetingConfig,
-) =>
-  ticksInsert(
-    tx,
-    booking.id,
-    occurrences.map((o) => ({
-      booking: timelineBookingOf({ ...booking, start: o.start, end: o.end }),
-      config,
-      occurrenceIndex: o.index,
-    })),
-    s.clock.now(),
-  )
-
-/**
- * Call after the booking's transaction committed: wakes the worker or signals the workflow
- * (LifecycleSignals; bridge for the Promise use cases until they are Effect use cases).
- */
-export const lifecycleCommitted = (s: Services, bookingId: string, signal: LifecycleSignal): Promise<void> =>
-  s.runtime.runPromise(Effect.flatMap(LifecycleSignals, (signals) => signals.bookingCommitted(bookingId, signal)))
 
 const commandFor = (command: TransitionCommand, config: ResolvedMeetingConfig): BookingCommand =>
   command === "NoShowExpire"

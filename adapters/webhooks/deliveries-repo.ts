@@ -1,12 +1,10 @@
-import { and, asc, count, desc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm"
+import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm"
 import {
   AUTO_DISABLE_AFTER,
   afterAttempt,
   type DeliveryState,
 } from "../../core/events/delivery-policy.ts"
-import { NotFound, StateConflict } from "../../core/shared/errors.ts"
-import { wakeAfterCommit, type Db, type Queryable } from "../postgres/database.ts"
-import { WEBHOOK_CHANNEL } from "../postgres/outbox.ts"
+import type { Db } from "../postgres/database.ts"
 import { webhooksTable } from "../postgres/tables/identity.ts"
 import {
   webhookDeliveriesTable,
