@@ -9,7 +9,7 @@ import type {
  * Activities of the booking lifecycle workflow. They are the workflow's only way to touch the
  * world; each runs the same code the embedded scheduler runs (adapters/scheduler/apply-tick.ts)
  * through `LifecyclePorts`, which the worker builds from the service (adapters/scheduler/
- * temporal.ts `lifecyclePorts(services)`). Taking ports rather than Services keeps workflows/
+ * temporal.ts `lifecyclePorts(services)`). Taking ports rather than the worker dependencies keeps workflows/
  * free of adapter imports, as the dependency rule asks.
  */
 export interface LifecyclePorts {

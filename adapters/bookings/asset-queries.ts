@@ -6,7 +6,7 @@ import { canSeeProject, type Principal } from "../../core/auth/principal.ts"
 import { Forbidden, NotFound } from "../../core/shared/errors.ts"
 import type { Queryable } from "../postgres/database.ts"
 import { desksTable, projectsTable, roomsTable } from "../postgres/schema.ts"
-import type { Services } from "../wiring/services.ts"
+import type { SchedulerDeps } from "../scheduler/scheduler-deps.ts"
 
 /**
  * @deprecated bridge: asset reads of the legacy Promise use cases (booking, payment, tick
@@ -68,7 +68,7 @@ type FoundAsset = Awaited<ReturnType<typeof findAsset>>
  * (postgres/cache-epoch.ts). Call after `s.caches.sync()` (the bearer middleware does).
  */
 export const findAssetCached = async (
-  s: Services,
+  s: SchedulerDeps,
   principal: Principal | undefined,
   kind: AssetKind,
   id: string,

@@ -1,7 +1,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist"
 import postgres from "postgres"
-import { StartupError } from "../wiring/startup-error.ts"
+import { StartupError } from "../config/startup-error.ts"
 import { openDatabase } from "./database.ts"
 
 /**

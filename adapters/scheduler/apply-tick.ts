@@ -23,7 +23,7 @@ import { execute, type Queryable, type Tx } from "../postgres/database.ts"
 import { bookingSlotsTable, bookingsTable } from "../postgres/tables/bookings.ts"
 import { paymentsTable } from "../postgres/tables/payments.ts"
 import { desksTable, roomsTable } from "../postgres/tables/tenancy.ts"
-import type { Services } from "../wiring/services.ts"
+import type { SchedulerDeps } from "./scheduler-deps.ts"
 import { DEFERRED, type ApplyTick } from "./embedded.ts"
 import {
   markTickFired,
@@ -61,7 +61,7 @@ export const snapshotOf = (
  * or lapse.
  */
 const paymentExpiryOf = async (
-  s: Services,
+  s: SchedulerDeps,
   q: Queryable,
   stored: StoredBooking,
 ): Promise<number | undefined> => {
@@ -93,7 +93,7 @@ export const meetingConfigOf = async (
  * given, with those of its new state. Terminal states simply leave none.
  */
 export const scheduleStoredBooking = async (
-  s: Services,
+  s: SchedulerDeps,
   tx: Queryable,
   stored: StoredBooking,
   options: {
@@ -131,13 +131,13 @@ const commandFor = (command: TransitionCommand, config: ResolvedMeetingConfig): 
  */
 export type LapseUnpaid = (
   tx: Queryable,
-  s: Services,
+  s: SchedulerDeps,
   bookingId: string,
   at: number,
   reschedule: (tx: Queryable, saved: StoredBooking) => Promise<void>,
 ) => Promise<{ readonly _tag: "Skipped" } | { readonly _tag: "Cancelled" | "Restored"; readonly to: string }>
 
-export const makeApplyTick = (s: Services, lapseUnpaidBooking: LapseUnpaid): ApplyTick => {
+export const makeApplyTick = (s: SchedulerDeps, lapseUnpaidBooking: LapseUnpaid): ApplyTick => {
   // Asset configs change only through the manifest: a few seconds' cache saves two queries a
   // tick; a tick fired with a config a few seconds stale still passes applicableTick's check.
   const configs = new Map<string, { config: ResolvedMeetingConfig; until: number }>()
@@ -221,7 +221,7 @@ export const makeApplyTick = (s: Services, lapseUnpaidBooking: LapseUnpaid): App
  * that already fired does nothing; a booking locked by a user transaction is retried.
  */
 export const applyTickNow = async (
-  s: Services,
+  s: SchedulerDeps,
   apply: ApplyTick,
   tick: BookingTick,
   at: number,
@@ -247,7 +247,7 @@ const isRollback = (e: unknown): boolean =>
 
 /** Lifecycle snapshots of a booking (all occurrences), for the Temporal workflow. */
 export const loadSnapshots = async (
-  s: Services,
+  s: SchedulerDeps,
   bookingId: string,
 ): Promise<ReadonlyArray<LifecycleSnapshot>> => {
   const stored = await loadBooking(s.database.db, bookingId)

@@ -4,7 +4,7 @@ import type {
   TickOutcome,
 } from "../../core/ports/lifecycle-scheduler.ts"
 import type { Database, Tx } from "../postgres/database.ts"
-import type { Services } from "../wiring/services.ts"
+import type { SchedulerDeps } from "./scheduler-deps.ts"
 import {
   claimDueTicks,
   claimTickById,
@@ -59,7 +59,7 @@ export interface EmbeddedScheduler extends LifecycleSchedulerShape {
  * advance) applies each tick at its own due time, in order.
  */
 export const makeEmbeddedScheduler = (
-  s: Services,
+  s: SchedulerDeps,
   applyTick: ApplyTick,
   options: EmbeddedOptions = {},
 ): EmbeddedScheduler => {

@@ -1,5 +1,5 @@
 import type { LifecycleSchedulerShape } from "../../core/ports/lifecycle-scheduler.ts"
-import type { Services } from "../wiring/services.ts"
+import type { SchedulerDeps } from "./scheduler-deps.ts"
 import { makeEmbeddedScheduler, type ApplyTick, type EmbeddedOptions } from "./embedded.ts"
 import { makeTemporalScheduler } from "./temporal.ts"
 
@@ -9,7 +9,7 @@ import { makeTemporalScheduler } from "./temporal.ts"
  * the booking commits and hands its drain to the clock advance.
  */
 export const startLifecycleScheduler = (
-  s: Services,
+  s: SchedulerDeps,
   apply: ApplyTick,
   options: EmbeddedOptions = {},
 ): { readonly scheduler: LifecycleSchedulerShape; readonly stop: () => Promise<void> } => {

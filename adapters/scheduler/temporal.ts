@@ -8,7 +8,7 @@ import type { LifecyclePorts } from "../../workflows/activities.ts"
 import type { bookingLifecycle } from "../../workflows/booking-lifecycle.ts"
 import { BOOKING_LIFECYCLE_WORKFLOW, lifecycleWorkflowId, signalFor } from "../../workflows/definitions.ts"
 import { execute } from "../postgres/database.ts"
-import type { Services } from "../wiring/services.ts"
+import type { SchedulerDeps } from "./scheduler-deps.ts"
 import { applyTickNow, loadSnapshots } from "./apply-tick.ts"
 import { makeEmbeddedScheduler, type ApplyTick } from "./embedded.ts"
 
@@ -28,7 +28,7 @@ import { makeEmbeddedScheduler, type ApplyTick } from "./embedded.ts"
  * then find those ticks already fired.
  */
 export const makeTemporalScheduler = (
-  s: Services,
+  s: SchedulerDeps,
   applyTick: ApplyTick,
   options: { readonly sweepEveryMs?: number } = {},
 ): LifecycleSchedulerShape => {
@@ -147,7 +147,7 @@ export const makeTemporalScheduler = (
 }
 
 /** What the Temporal activities run against: the same apply path as the embedded worker. */
-export const lifecyclePorts = (s: Services, applyTick: ApplyTick): LifecyclePorts => ({
+export const lifecyclePorts = (s: SchedulerDeps, applyTick: ApplyTick): LifecyclePorts => ({
   now: () => s.clock.now(),
   load: (bookingId) => loadSnapshots(s, bookingId),
   apply: (tick, at) => applyTickNow(s, applyTick, tick, at),

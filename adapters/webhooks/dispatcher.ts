@@ -5,7 +5,7 @@ import {
 } from "../../core/events/delivery-policy.ts"
 import { ConfigError } from "../config/config.ts"
 import type { DeliveryAttempt } from "../postgres/tables/webhook-deliveries.ts"
-import type { Services } from "../wiring/services.ts"
+import type { WebhookDeps } from "./webhook-deps.ts"
 import {
   claimDue,
   nextDueAt,
@@ -121,7 +121,7 @@ const withTimeout = <T>(p: Promise<T>, ms: number, onTimeout: () => T): Promise<
 }
 
 /** KEYSPACE_WEBHOOK_CA_FILE: extra CA the sender trusts (a private or test receiver CA). */
-const readExtraCa = (s: Services): string | undefined => {
+const readExtraCa = (s: WebhookDeps): string | undefined => {
   const file = s.config.webhookCaFile
   if (!file) return undefined
   try {
@@ -131,7 +131,7 @@ const readExtraCa = (s: Services): string | undefined => {
   }
 }
 
-export const startDispatcher = (s: Services, options: DispatcherOptions = {}): Dispatcher => {
+export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {}): Dispatcher => {
   const maxInFlight = options.maxInFlight ?? 32
   const perWebhook = options.perWebhook ?? 8
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS

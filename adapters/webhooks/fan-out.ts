@@ -11,7 +11,7 @@ import {
 } from "../postgres/tables/bookings.ts"
 import { desksTable, floorsTable, projectsTable, roomsTable } from "../postgres/tables/tenancy.ts"
 import { webhookOutboxQueueTable } from "../postgres/tables/webhook-deliveries.ts"
-import type { Services } from "../wiring/services.ts"
+import type { WebhookDeps } from "./webhook-deps.ts"
 import {
   deliveriesFor,
   insertDeliveries,
@@ -93,7 +93,7 @@ const bookingContext = async (
  * parallel without losing or duplicating an event. Names are joined now, at relay time.
  * Returns how many events were taken.
  */
-export const relayOutbox = async (s: Services, batch = 100): Promise<number> =>
+export const relayOutbox = async (s: WebhookDeps, batch = 100): Promise<number> =>
   s.database.db.transaction(async (tx) => {
     const q = webhookOutboxQueueTable
     const queued = await tx

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import { execute, type Queryable } from "../postgres/database.ts"
-import type { Services } from "../wiring/services.ts"
+import type { WebhookDeps } from "./webhook-deps.ts"
 
 const DAY_MS = 86_400_000
 /** Real-time period of the sweep; a manual clock's advance also sweeps. */
@@ -39,7 +39,7 @@ export interface DeliveryRetention {
  * The background job of KEYSPACE_WEBHOOK_RETENTION_DAYS (0 keeps everything): sweeps at start,
  * every 10 minutes, and after every manual clock advance, measuring age on the service clock.
  */
-export const startDeliveryRetention = (s: Services): DeliveryRetention => {
+export const startDeliveryRetention = (s: WebhookDeps): DeliveryRetention => {
   const days = s.config.webhookRetentionDays
   if (days === 0) return { sweep: async () => {}, stop: async () => {} }
   let running: Promise<unknown> = Promise.resolve()

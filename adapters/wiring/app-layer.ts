@@ -13,7 +13,7 @@ import { paymentsStores, paymentsUseCases } from "./layers/payments.ts"
 import { observabilityLayer } from "./layers/observability.ts"
 import type { TracingConfig } from "../observability/tracing.ts"
 
-import type { Services } from "./services.ts"
+import type { WorkerDeps } from "./worker-deps.ts"
 import type { Storage } from "./storage.ts"
 
 export type { Storage }
@@ -28,8 +28,8 @@ export interface AppInputs {
   readonly tracing?: TracingConfig | undefined
   /** Start the background workers when the runtime builds (boot's `background`; default off). */
   readonly background?: boolean
-  /** The legacy Services the workers' loops still take (bridge until Phase 3). */
-  readonly legacy?: Promise<Services>
+  /** The worker loops' dependencies, handed over by boot once the runtime is built. */
+  readonly workerDeps?: Promise<WorkerDeps>
 }
 
 const infra = (inputs: AppInputs) =>
@@ -70,7 +70,7 @@ const stores = (storage: Storage) =>
  * depends on a worker, so the graph has no cycle.
  */
 export const appLayer = (inputs: AppInputs) =>
-  lifecycleWorkers({ background: inputs.background ?? false, legacy: inputs.legacy }).pipe(
+  lifecycleWorkers({ background: inputs.background ?? false, workerDeps: inputs.workerDeps }).pipe(
     Layer.provideMerge(Layer.mergeAll(bookingsUseCases, paymentsUseCases, membersUseCases, lifecycleUseCases)),
     Layer.provideMerge(lifecycleSignals),
     Layer.provideMerge(stores(inputs.storage)),

@@ -15,15 +15,25 @@ import { openDatabase } from "../postgres/database.ts"
 import { makeCaches } from "../postgres/cache-epoch.ts"
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts"
 import { ensurePortFree } from "./port-probe.ts"
-import { StartupError } from "./startup-error.ts"
+import { StartupError } from "../config/startup-error.ts"
 import { makeLogger } from "../observability/logger.ts"
 import { makeAppRuntime, type AppRuntime } from "./app-layer.ts"
-import type { Services } from "./services.ts"
+import type { Caches } from "../postgres/cache-epoch.ts"
+import type { Tracer } from "../observability/tracing.ts"
+import type { WorkerDeps } from "./worker-deps.ts"
 import { surfaces } from "./surfaces.ts"
+
+/** What boot opened and built, as the worker loops, operator scripts and tests reach it. */
+export interface BootedParts extends WorkerDeps {
+  readonly caches: Caches
+  readonly tracer: Tracer
+  readonly adminToken: string
+  readonly runtime: AppRuntime
+}
 
 export interface Booted {
   readonly app: ReturnType<typeof makeApp>
-  readonly services: Services
+  readonly services: BootedParts
   /** The Effect runtime every handler and worker runs use cases on; disposed by `close`. */
   readonly runtime: AppRuntime
   /** Prints what the operator needs (tokens, demo credentials); call once the server listens on `port`. */
@@ -90,10 +100,10 @@ const bootLocked = async (
       : systemClock()
   const newId = () => objectId(Date.now())
   const caches = makeCaches(database.db)
-  // The workers' loops still take Services (bridge), which needs the built runtime: the worker
+  // The workers' loops take the legacy metric recorders and the runtime, which need the build: the worker
   // layers start once it is handed over below.
-  let handOver: (services: Services) => void = () => {}
-  const legacy = new Promise<Services>((resolve) => (handOver = resolve))
+  let handOver: (deps: WorkerDeps) => void = () => {}
+  const workerDeps = new Promise<WorkerDeps>((resolve) => (handOver = resolve))
   const runtime = makeAppRuntime({
     config,
     clock,
@@ -101,12 +111,12 @@ const bootLocked = async (
     storage: { profile: "postgres", database, caches },
     tracing: tracingConfig(env),
     background,
-    legacy,
+    workerDeps,
   })
   // Builds every layer now, so a broken graph fails the start, not the first request.
   const context = await runtime.context()
   const telemetry = Context.get(context, Telemetry)
-  const services: Services = {
+  const services: BootedParts = {
     config,
     clock,
     database,

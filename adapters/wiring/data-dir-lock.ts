@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs"
 import { hostname } from "node:os"
 import { dirname, basename, join, resolve } from "node:path"
-import { StartupError } from "./startup-error.ts"
+import { StartupError } from "../config/startup-error.ts"
 
 /**
  * One writer per embedded data directory. PGlite has no lock of its own: two processes on one

@@ -9,13 +9,13 @@ import { partnerMemberRoutes } from "../http/routes/partner-members.ts"
 import { payPageRoutes } from "../http/routes/pay-page.ts"
 import { PartnerMembers } from "../../core/member/members.ts"
 import { makeRun } from "../http/run.ts"
-import type { Services } from "./services.ts"
+import type { HttpDeps } from "../http/http-deps.ts"
 
 /**
  * The composition root: which HTTP surfaces this build serves. Background workers are layers
  * of the runtime (adapters/wiring/layers/lifecycle.ts `lifecycleWorkers`).
  */
-export const surfaces = (_s: Services): AppParts => ({
+export const surfaces = (_s: HttpDeps): AppParts => ({
   surfaces: [
     { path: "/meeting-rooms", routes: meetingRoomRoutes(_s) },
     { path: "/desks", routes: deskRoutes(_s) },

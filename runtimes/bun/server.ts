@@ -1,6 +1,6 @@
 import { boot } from "../../adapters/wiring/boot.ts"
 import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
-import { startOrExit } from "../../adapters/wiring/startup-error.ts"
+import { startOrExit } from "../../adapters/config/startup-error.ts"
 
 const env = process.env
 const exit = (code: number): never => process.exit(code)

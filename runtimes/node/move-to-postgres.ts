@@ -1,7 +1,7 @@
 import { parseConfig } from "../../adapters/config/config.ts"
 import { moveToPostgres } from "../../adapters/postgres/move-to-postgres.ts"
 import { lockDataDir } from "../../adapters/wiring/data-dir-lock.ts"
-import { StartupError, startOrExit } from "../../adapters/wiring/startup-error.ts"
+import { StartupError, startOrExit } from "../../adapters/config/startup-error.ts"
 
 /**
  * `npm run db:move-to-postgres`: copies the embedded database of KEYSPACE_DATA_DIR (default

@@ -2,7 +2,7 @@ import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { boot } from "../../adapters/wiring/boot.ts"
 import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
-import { startOrExit } from "../../adapters/wiring/startup-error.ts"
+import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { listen } from "./http-server.ts"
 
 const env = process.env

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { lockDataDir, lockPathOf } from "../../adapters/wiring/data-dir-lock.ts"
-import { StartupError } from "../../adapters/wiring/startup-error.ts"
+import { StartupError } from "../../adapters/config/startup-error.ts"
 
 /** The lock's staleness rules, without processes (one-writer.test.ts spawns real servers). */
 describe("data directory lock", () => {

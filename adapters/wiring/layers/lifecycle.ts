@@ -18,7 +18,7 @@ import { startLifecycleScheduler } from "../../scheduler/lifecycle.ts"
 import { LifecycleSignalsLive, SchedulerWake } from "../../scheduler/signals.ts"
 import { startDispatcher } from "../../webhooks/dispatcher.ts"
 import { startDeliveryRetention } from "../../webhooks/retention.ts"
-import { LegacyServices, type Services } from "../services.ts"
+import { WorkerDepsService, type WorkerDeps } from "../worker-deps.ts"
 
 /**
  * The lifecycle stream's part of the layer graph (adapters/wiring/app-layer.ts): its stores for
@@ -33,7 +33,7 @@ export const lifecycleUseCases = WebhookAdmin.layer
 export const lifecycleSignals = LifecycleSignalsLive
 
 /** How a due tick is applied (embedded worker, Temporal activities, benches, tests). */
-export const applyTickFor = (s: Services): ApplyTick => makeApplyTick(s, lapseUnpaidBooking)
+export const applyTickFor = (s: WorkerDeps): ApplyTick => makeApplyTick(s, lapseUnpaidBooking)
 
 /**
  * The lifecycle scheduler (embedded or Temporal, KEYSPACE_SCHEDULER) as a scoped layer: started
@@ -42,13 +42,13 @@ export const applyTickFor = (s: Services): ApplyTick => makeApplyTick(s, lapseUn
 const schedulerWorker = Layer.effect(
   SchedulerDrain,
   Effect.gen(function* () {
-    const legacy = yield* LegacyServices
+    const workerDeps = yield* WorkerDepsService
     const wake = yield* SchedulerWake
     const started = yield* Deferred.make<LifecycleSchedulerShape>()
-    // Starts once boot hands Services over (right after the build); stops with the runtime.
+    // Starts once boot hands the worker dependencies over (right after the build); stops with the runtime.
     yield* Effect.forkScoped(
       Effect.gen(function* () {
-        const s = yield* Effect.promise(() => legacy)
+        const s = yield* Effect.promise(() => workerDeps)
         const { scheduler } = yield* Effect.acquireRelease(
           Effect.sync(() => startLifecycleScheduler(s, applyTickFor(s))),
           ({ stop }) => Effect.promise(stop),
@@ -70,11 +70,11 @@ const schedulerWorker = Layer.effect(
 const webhookWorker = Layer.effect(
   WebhookDrain,
   Effect.gen(function* () {
-    const legacy = yield* LegacyServices
+    const workerDeps = yield* WorkerDepsService
     const started = yield* Deferred.make<{ readonly drainDue: () => Promise<void> }>()
     yield* Effect.forkScoped(
       Effect.gen(function* () {
-        const s = yield* Effect.promise(() => legacy)
+        const s = yield* Effect.promise(() => workerDeps)
         const dispatcher = yield* Effect.acquireRelease(
           Effect.sync(() => startDispatcher(s)),
           (d) => Effect.promise(d.stop),
@@ -101,8 +101,8 @@ const noWorkers = Layer.mergeAll(
 export interface WorkerInputs {
   /** Start the background workers (false: tests, the Temporal worker process, the memory profile). */
   readonly background: boolean
-  /** The legacy Services the loops still take (bridge until Phase 3). */
-  readonly legacy?: Promise<Services> | undefined
+  /** The loops' dependencies, handed over by boot once the runtime is built. */
+  readonly workerDeps?: Promise<WorkerDeps> | undefined
 }
 
 /**
@@ -111,11 +111,11 @@ export interface WorkerInputs {
  * (core/operator/clock.ts). Workers need the use cases; nothing below depends on a worker.
  */
 export const lifecycleWorkers = (inputs: WorkerInputs) => {
-  const legacy = inputs.legacy
+  const workerDeps = inputs.workerDeps
   const workers =
-    inputs.background && legacy !== undefined
+    inputs.background && workerDeps !== undefined
       ? // The scheduler starts first and stops last (ticks before the webhooks they produce).
-        webhookWorker.pipe(Layer.provideMerge(schedulerWorker), Layer.provide(Layer.succeed(LegacyServices, legacy)))
+        webhookWorker.pipe(Layer.provideMerge(schedulerWorker), Layer.provide(Layer.succeed(WorkerDepsService, workerDeps)))
       : noWorkers
   return ClockControl.layer.pipe(Layer.provideMerge(workers), Layer.provideMerge(ClockAdvanceLive))
 }

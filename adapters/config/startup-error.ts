@@ -1,4 +1,4 @@
-import { ConfigError } from "../config/config.ts"
+import { ConfigError } from "./config.ts"
 
 /** A start that cannot go on; its message is the one or two lines the operator reads (exit 2). */
 export class StartupError extends Error {}
