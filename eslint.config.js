@@ -20,29 +20,9 @@ const httpOnlyThroughUseCases = {
  * code. Each line says which stream removes it; the lead deletes the line when that lands (and
  * the list must end empty). Nothing new goes here.
  */
-const legacyDriverImports = [
-  "adapters/bookings/asset-queries.ts", // legacy of #12 stream S1 (bookings), still here after its merge: phase 3
-  "adapters/clock/shared-clock.ts", // legacy of #12 stream S2 (clock), still here after its merge: phase 3
-  "adapters/payments/payment-lapse.ts", // legacy of #12 stream S3 (payments), still here after its merge: phase 3
-  "adapters/payments/payment-service.ts", // legacy of #12 stream S3 (payments), still here after its merge: phase 3
-  "adapters/scheduler/apply-tick.ts", // legacy of #12 stream S2 (lifecycle), still here after its merge: phase 3
-  "adapters/scheduler/temporal.ts", // legacy of #12 stream S2 (lifecycle), still here after its merge: phase 3
-  "adapters/webhooks/deliveries-repo.ts", // legacy of #12 stream S2 (webhooks), still here after its merge: phase 3
-  "adapters/webhooks/fan-out.ts", // legacy of #12 stream S2 (webhooks), still here after its merge: phase 3
-  "adapters/webhooks/retention.ts", // legacy of #12 stream S2 (webhooks), still here after its merge: phase 3
-]
-/** These still take the `Services` object (adapters/wiring/services.ts); nothing else of wiring. */
-const legacyHttpServices = [
-  "adapters/http/app.ts", // `Services` until the lead's phase 3 removes it
-  "adapters/http/routes/desks.ts", // `Services` until the lead's phase 3 removes it
-  "adapters/http/routes/meeting-rooms.ts", // `Services` until the lead's phase 3 removes it
-  "adapters/http/routes/meetings.ts", // `Services` until the lead's phase 3 removes it
-  "adapters/http/routes/operator-clock.ts", // `Services` until the lead's phase 3 removes it
-  "adapters/http/routes/operator-meetings.ts", // `Services` until the lead's phase 3 removes it
-  "adapters/http/routes/operator-webhooks.ts", // `Services` until the lead's phase 3 removes it
-  "adapters/http/routes/operator.ts", // `Services` until the lead's phase 3 removes it
-  "adapters/http/routes/pay-page.ts", // `Services` until the lead's phase 3 removes it
-]
+const legacyDriverImports = []
+/** Files of adapters/http that still import adapters/wiring (none left; keep the list for the rule's shape). */
+const legacyHttpServices = []
 /** Files of adapters/http that reach a store directly (none left; keep the list for the rule's shape). */
 const legacyHttpStores = []
 

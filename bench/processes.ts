@@ -9,7 +9,7 @@
  * on a machine (or machines) with cores to spare, and only while PostgreSQL is not the limit.
  *
  * Also measured: one process on the manual clock, whose every API request first reads the
- * deployment's clock row (adapters/clock/shared-clock.ts), against the system clock.
+ * deployment's clock row (adapters/postgres/shared-clock.ts), against the system clock.
  */
 import autocannon from "autocannon"
 import { mkdirSync, writeFileSync } from "node:fs"

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net"
 import { loadavg } from "node:os"
 import { pathToFileURL } from "node:url"
 import { boot } from "../adapters/wiring/boot.ts"
-import { insertDeliveries } from "../adapters/webhooks/deliveries-repo.ts"
+import { insertDeliveries } from "../adapters/postgres/deliveries-repo.ts"
 import { makeEnvelope } from "../core/events/envelope.ts"
 
 /**

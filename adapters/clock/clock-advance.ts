@@ -2,7 +2,7 @@ import { Effect, Layer, Result } from "effect"
 import { Clock } from "../../core/ports/clock.ts"
 import { ClockAdvance } from "../../core/ports/clock-advance.ts"
 import { StateConflict, ValidationFailed } from "../../core/shared/errors.ts"
-import { isSharedManual } from "./shared-clock.ts"
+import { isSharedManual } from "./clocks.ts"
 
 /** Carries the core's refusal out of the shared clock's Promise callback. */
 class Refused {

@@ -18,3 +18,19 @@ export class ManualClock implements ClockShape {
     this.#now = to
   }
 }
+
+/**
+ * The manual clock of a whole deployment, kept in the database so every process reads one
+ * clock (adapters/postgres/shared-clock.ts implements it).
+ */
+export interface SharedClock extends ClockShape {
+  readonly sharedByDeployment: true
+  /** Brings this process's copy up to date (before every API request). */
+  refresh(): Promise<number>
+  /** Moves the deployment's clock to `target(current)`, runs `after` under the same lock. */
+  advance(target: (current: number) => number, after: (now: number) => Promise<void>): Promise<number>
+  close(): Promise<void>
+}
+
+export const isSharedManual = (clock: unknown): clock is SharedClock =>
+  typeof clock === "object" && clock !== null && (clock as Partial<SharedClock>).sharedByDeployment === true

@@ -1,4 +1,3 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm"
 import { Result } from "effect"
 import { decodeAssetConfig, resolveMeetingConfig, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
 import type { AssetKind } from "../../core/booking/state.ts"
@@ -19,10 +18,8 @@ import {
   type SlotRow,
   type StoredBooking,
 } from "../postgres/booking-repo.ts"
-import { execute, type Queryable, type Tx } from "../postgres/database.ts"
-import { bookingSlotsTable, bookingsTable } from "../postgres/tables/bookings.ts"
-import { paymentsTable } from "../postgres/tables/payments.ts"
-import { desksTable, roomsTable } from "../postgres/tables/tenancy.ts"
+import type { Queryable, Tx } from "../postgres/database.ts"
+import { assetConfigRaw, lockBookingForTick, pendingPaymentExpiry } from "../postgres/tick-queries.ts"
 import type { SchedulerDeps } from "./scheduler-deps.ts"
 import { DEFERRED, type ApplyTick } from "./embedded.ts"
 import {
@@ -67,13 +64,8 @@ const paymentExpiryOf = async (
 ): Promise<number | undefined> => {
   const unpaid = stored.slots.find((x) => x.status === "unpaid")
   if (unpaid === undefined) return undefined
-  const [pending] = await q
-    .select({ expiredAt: paymentsTable.expiredAt })
-    .from(paymentsTable)
-    .where(and(eq(paymentsTable.bookingId, stored.row.id), eq(paymentsTable.status, "pending")))
-    .orderBy(desc(paymentsTable.createdAt))
-    .limit(1)
-  return pending?.expiredAt.getTime() ?? unpaid.updatedAt.getTime() + s.config.paymentWindowSeconds * 1000
+  const pending = await pendingPaymentExpiry(q, stored.row.id)
+  return pending ?? unpaid.updatedAt.getTime() + s.config.paymentWindowSeconds * 1000
 }
 
 /** The asset's resolved meetingConfig (defaults 15/10/15/15, -1 disables). */
@@ -81,9 +73,7 @@ export const meetingConfigOf = async (
   q: Queryable,
   stored: StoredBooking,
 ): Promise<ResolvedMeetingConfig> => {
-  const table = stored.row.assetKind === "desk" ? desksTable : roomsTable
-  const [asset] = await q.select({ config: table.config }).from(table).where(eq(table.id, stored.row.assetId)).limit(1)
-  const decoded = decodeAssetConfig(asset?.config ?? {})
+  const decoded = decodeAssetConfig((await assetConfigRaw(q, stored)) ?? {})
   return resolveMeetingConfig(Result.isSuccess(decoded) ? decoded.success : undefined)
 }
 
@@ -151,21 +141,10 @@ export const makeApplyTick = (s: SchedulerDeps, lapseUnpaidBooking: LapseUnpaid)
     return config
   }
   return async (tx: Tx, tick: BookingTick, at: number) => {
-    const [row] = await tx
-      .select()
-      .from(bookingsTable)
-      .where(eq(bookingsTable.id, tick.bookingId))
-      .for("update", { skipLocked: true })
-    if (row === undefined) {
-      const exists = await execute(tx, sql`select 1 from bookings where id = ${tick.bookingId}`)
-      return exists.length > 0 ? DEFERRED : { _tag: "Skipped" }
-    }
-    const slots = await tx
-      .select()
-      .from(bookingSlotsTable)
-      .where(eq(bookingSlotsTable.bookingId, row.id))
-      .orderBy(asc(bookingSlotsTable.occurrenceIndex))
-    const stored: StoredBooking = { row, slots }
+    const stored = await lockBookingForTick(tx, tick.bookingId)
+    if (stored === "busy") return DEFERRED
+    if (stored === "gone") return { _tag: "Skipped" }
+    const slots = stored.slots
     const slot = slots.find((x) => x.occurrenceIndex === tick.occurrenceIndex)
     if (slot === undefined) return { _tag: "Skipped" }
     const config = await configOf(tx, stored)

@@ -1,5 +1,4 @@
 import type { Client } from "@temporalio/client"
-import { sql } from "drizzle-orm"
 import type {
   LifecycleSchedulerShape,
   LifecycleSignal,
@@ -7,7 +6,7 @@ import type {
 import type { LifecyclePorts } from "../../workflows/activities.ts"
 import type { bookingLifecycle } from "../../workflows/booking-lifecycle.ts"
 import { BOOKING_LIFECYCLE_WORKFLOW, lifecycleWorkflowId, signalFor } from "../../workflows/definitions.ts"
-import { execute } from "../postgres/database.ts"
+import { bookingsWithPendingTicks } from "../postgres/tick-queries.ts"
 import type { SchedulerDeps } from "./scheduler-deps.ts"
 import { applyTickNow, loadSnapshots } from "./apply-tick.ts"
 import { makeEmbeddedScheduler, type ApplyTick } from "./embedded.ts"
@@ -104,18 +103,10 @@ export const makeTemporalScheduler = (
     const due = overdueMs === undefined ? undefined : new Date(s.clock.now() - overdueMs).toISOString()
     let after = ""
     for (;;) {
-      const rows = await execute<{ booking_id: string }>(
-        s.database.db,
-        due === undefined
-          ? sql`select distinct booking_id from scheduled_ticks
-                where state = 'pending' and booking_id > ${after} order by booking_id limit 500`
-          : sql`select distinct booking_id from scheduled_ticks
-                where state = 'pending' and run_at <= ${due}::timestamptz and booking_id > ${after}
-                order by booking_id limit 500`,
-      )
+      const rows = await bookingsWithPendingTicks(s.database.db, after, due)
       if (rows.length === 0) return
-      for (const r of rows) enqueue(r.booking_id, "update")
-      after = rows[rows.length - 1]!.booking_id
+      for (const id of rows) enqueue(id, "update")
+      after = rows[rows.length - 1]!
     }
   }
 

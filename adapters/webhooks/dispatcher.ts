@@ -12,8 +12,8 @@ import {
   recordAttempt,
   WEBHOOK_CHANNEL,
   type ClaimedDelivery,
-} from "./deliveries-repo.ts"
-import { relayOutbox } from "./fan-out.ts"
+} from "../postgres/deliveries-repo.ts"
+import { relayOutbox } from "../postgres/outbox-relay.ts"
 import { makeHttpSender, type Sender, type SendResult } from "./http-sender.ts"
 import { signReceiverJwt } from "./receiver-jwt.ts"
 import { sign } from "./signer.ts"

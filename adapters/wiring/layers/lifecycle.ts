@@ -17,7 +17,7 @@ import type { ApplyTick } from "../../scheduler/embedded.ts"
 import { startLifecycleScheduler } from "../../scheduler/lifecycle.ts"
 import { LifecycleSignalsLive, SchedulerWake } from "../../scheduler/signals.ts"
 import { startDispatcher } from "../../webhooks/dispatcher.ts"
-import { startDeliveryRetention } from "../../webhooks/retention.ts"
+import { startDeliveryRetention } from "../../postgres/delivery-retention.ts"
 import { WorkerDepsService, type WorkerDeps } from "../worker-deps.ts"
 
 /**

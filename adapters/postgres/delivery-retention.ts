@@ -1,6 +1,9 @@
 import { sql } from "drizzle-orm"
-import { execute, type Queryable } from "../postgres/database.ts"
-import type { WebhookDeps } from "./webhook-deps.ts"
+import { execute, type Queryable } from "./database.ts"
+import type { ClockShape } from "../../core/ports/clock.ts"
+import type { Config } from "../config/config.ts"
+import type { Logger } from "../observability/logger.ts"
+import type { Database } from "./database.ts"
 
 const DAY_MS = 86_400_000
 /** Real-time period of the sweep; a manual clock's advance also sweeps. */
@@ -39,7 +42,15 @@ export interface DeliveryRetention {
  * The background job of KEYSPACE_WEBHOOK_RETENTION_DAYS (0 keeps everything): sweeps at start,
  * every 10 minutes, and after every manual clock advance, measuring age on the service clock.
  */
-export const startDeliveryRetention = (s: WebhookDeps): DeliveryRetention => {
+/** What the retention loop needs of the worker that runs it. */
+export interface RetentionDeps {
+  readonly config: Config
+  readonly clock: ClockShape
+  readonly database: Database
+  readonly logger: Logger
+}
+
+export const startDeliveryRetention = (s: RetentionDeps): DeliveryRetention => {
   const days = s.config.webhookRetentionDays
   if (days === 0) return { sweep: async () => {}, stop: async () => {} }
   let running: Promise<unknown> = Promise.resolve()

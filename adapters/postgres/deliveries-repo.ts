@@ -4,22 +4,22 @@ import {
   afterAttempt,
   type DeliveryState,
 } from "../../core/events/delivery-policy.ts"
-import type { Db } from "../postgres/database.ts"
-import { webhooksTable } from "../postgres/tables/identity.ts"
+import type { Db } from "./database.ts"
+import { webhooksTable } from "./tables/identity.ts"
 import {
   webhookDeliveriesTable,
   type DeliveryAttempt,
-} from "../postgres/tables/webhook-deliveries.ts"
+} from "./tables/webhook-deliveries.ts"
 
 /** Channel the dispatcher LISTENs on (postgres); the outbox trigger notifies it too. */
-export { WEBHOOK_CHANNEL } from "../postgres/outbox.ts"
+export { WEBHOOK_CHANNEL } from "./outbox.ts"
 
 export {
   insertDeliveries,
   subscribedRegistrations,
   type NewDelivery,
   type Registration,
-} from "../postgres/webhook-store.ts"
+} from "./webhook-store.ts"
 
 /** A claimed delivery with what the sender needs from its registration. */
 export interface ClaimedDelivery {
@@ -183,7 +183,7 @@ export {
   listDeliveries,
   requeueDelivery,
   type DeliveryLogEntry,
-} from "../postgres/webhook-store.ts"
+} from "./webhook-store.ts"
 
 /** Earliest due time of pending work (service clock), for the dispatcher's sleep. */
 export const nextDueAt = async (db: Db): Promise<number | undefined> => {

@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm"
 import postgres from "postgres"
 import { UpstreamUnavailable } from "../../core/shared/errors.ts"
-import { execute, type Database } from "../postgres/database.ts"
+import { execute, type Database } from "./database.ts"
 /** What the clock logs through (the service's JSON logger fits). */
 interface Logger {
   readonly log: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void
   readonly child: (fields: Record<string, unknown>) => Logger
 }
-import { ManualClock } from "./clocks.ts"
+import { ManualClock, type SharedClock } from "../clock/clocks.ts"
 
 /**
  * The manual test clock of a whole deployment (KEYSPACE_CLOCK=manual), kept in the database
@@ -40,7 +40,8 @@ const POLL_MS = 1_000
 
 type Session = ReturnType<typeof postgres>
 
-export class SharedManualClock extends ManualClock {
+export class SharedManualClock extends ManualClock implements SharedClock {
+  readonly sharedByDeployment = true as const
   readonly #database: Database
   readonly #session: Session | undefined
   readonly #log: Logger
@@ -135,8 +136,7 @@ export class SharedManualClock extends ManualClock {
   }
 }
 
-export const isSharedManual = (clock: unknown): clock is SharedManualClock =>
-  clock instanceof SharedManualClock
+export { isSharedManual } from "../clock/clocks.ts"
 
 const readClock = async (database: Database): Promise<number> => {
   const [row] = await execute<{ now_ms: string | number }>(

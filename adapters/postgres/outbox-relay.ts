@@ -3,21 +3,23 @@ import { and, asc, eq, inArray } from "drizzle-orm"
 import type { Organizer, Attendee } from "../../core/booking/state.ts"
 import { bookingPayload, type BookingEventContext } from "../../core/events/booking-payloads.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
-import type { Queryable, Tx } from "../postgres/database.ts"
+import type { Queryable, Tx } from "./database.ts"
 import {
   bookingSlotsTable,
   bookingsTable,
   outboxEventsTable,
-} from "../postgres/tables/bookings.ts"
-import { desksTable, floorsTable, projectsTable, roomsTable } from "../postgres/tables/tenancy.ts"
-import { webhookOutboxQueueTable } from "../postgres/tables/webhook-deliveries.ts"
-import type { WebhookDeps } from "./webhook-deps.ts"
+} from "./tables/bookings.ts"
+import { desksTable, floorsTable, projectsTable, roomsTable } from "./tables/tenancy.ts"
+import { webhookOutboxQueueTable } from "./tables/webhook-deliveries.ts"
+import type { ClockShape } from "../../core/ports/clock.ts"
+import type { Logger } from "../observability/logger.ts"
+import type { Database } from "./database.ts"
 import {
   deliveriesFor,
   insertDeliveries,
   subscribedRegistrations,
   type NewDelivery,
-} from "../postgres/webhook-store.ts"
+} from "./webhook-store.ts"
 
 // --- booking events (outbox relay) ---------------------------------------------------------
 
@@ -93,7 +95,15 @@ const bookingContext = async (
  * parallel without losing or duplicating an event. Names are joined now, at relay time.
  * Returns how many events were taken.
  */
-export const relayOutbox = async (s: WebhookDeps, batch = 100): Promise<number> =>
+/** What the relay needs of the worker that runs it. */
+export interface RelayDeps {
+  readonly database: Database
+  readonly clock: ClockShape
+  readonly newId: () => string
+  readonly logger: Logger
+}
+
+export const relayOutbox = async (s: RelayDeps, batch = 100): Promise<number> =>
   s.database.db.transaction(async (tx) => {
     const q = webhookOutboxQueueTable
     const queued = await tx
