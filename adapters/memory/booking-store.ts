@@ -8,7 +8,7 @@ import { BookingStore } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { TickStore } from "../../core/ports/tick-store.ts"
 import * as Interval from "../../core/shared/interval.ts"
-import { SLOTS_TABLE, type MemorySlot } from "./asset-store.ts"
+import { ASSETS_TABLE, emptyAssetTables, SLOTS_TABLE, type AssetTables, type MemorySlot } from "./asset-store.ts"
 import { MEETINGS_TABLE, type MeetingsTable } from "./meeting-read-store.ts"
 import { MemoryDb, requireTx, type MemoryDbShape } from "./memory-db.ts"
 
@@ -100,6 +100,16 @@ export const BookingStoreMemory = Layer.effect(
 
     return BookingStore.of({
       load: (id) => Effect.sync(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),
+      lockForTick: (id) =>
+        requireTx("BookingStore.lockForTick").pipe(
+          Effect.map(() => {
+            const stored = tables.get().bookings.get(id)
+            if (stored === undefined) return "gone" as const
+            // Units of work run one at a time in memory: nothing else can hold the booking.
+            const asset = db.table<AssetTables>(ASSETS_TABLE, emptyAssetTables).get().assets.get(stored.row.assetId)
+            return { stored, assetConfig: asset?.rawConfig }
+          }),
+        ),
       loadForUpdate: (id) =>
         requireTx("BookingStore.loadForUpdate").pipe(
           Effect.map(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),

@@ -11,6 +11,7 @@ import {
   saveTransition,
   unpaidHoldsOf,
 } from "./booking-repo.ts"
+import { assetConfigRaw, lockBookingForTick } from "./tick-queries.ts"
 import { ticksInsert } from "./tick-store.ts"
 import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION } from "./database.ts"
 import { inTx, read, SqlDatabase, write, type DatabaseError } from "./unit-of-work.ts"
@@ -42,6 +43,12 @@ export const BookingStorePostgres = Layer.effect(
     const run = <A, E>(self: Effect.Effect<A, E, SqlDatabase>) => Effect.provideService(self, SqlDatabase, database)
     return BookingStore.of({
       load: (id) => run(read((q) => loadBooking(q, id))).pipe(Effect.map(Option.fromUndefinedOr)),
+      lockForTick: (id) =>
+        write("BookingStore.lockForTick", async (tx) => {
+          const locked = await lockBookingForTick(tx, id)
+          if (typeof locked === "string") return locked
+          return { stored: locked, assetConfig: await assetConfigRaw(tx, locked) }
+        }),
       loadForUpdate: (id) =>
         write("BookingStore.loadForUpdate", (tx) => loadBooking(tx, id, { lock: true })).pipe(
           Effect.map(Option.fromUndefinedOr),

@@ -1,7 +1,6 @@
 import type { ManagedRuntime } from "effect"
-import type { BookingStore } from "../../core/ports/booking-store.ts"
+import type { BookingLifecycle } from "../../core/booking/lifecycle.ts"
 import type { ClockShape } from "../../core/ports/clock.ts"
-import type { PaymentStore } from "../../core/ports/payment-store.ts"
 import type { Config } from "../config/config.ts"
 import type { Logger } from "../observability/logger.ts"
 import type { Caches } from "../postgres/cache-epoch.ts"
@@ -18,6 +17,6 @@ export interface SchedulerDeps {
   readonly caches: Caches
   readonly newId: () => string
   readonly logger: Logger
-  /** The stores the payment lapse runs on inside the scheduler's transaction. */
-  readonly runtime: ManagedRuntime.ManagedRuntime<BookingStore | PaymentStore, never>
+  /** The runtime the ticks are applied on (BookingLifecycle, in the worker's transaction). */
+  readonly runtime: ManagedRuntime.ManagedRuntime<BookingLifecycle, never>
 }

@@ -29,6 +29,14 @@ export class BookingStore extends Context.Service<
   BookingStore,
   {
     readonly load: (id: string) => Effect.Effect<Option.Option<StoredBooking>>
+    /**
+     * In tx, for a scheduler tick: the booking under a row lock taken with SKIP LOCKED ("busy"
+     * when a user transaction holds it: the tick steps aside instead of deadlocking), "gone" when
+     * it does not exist; with the stored config of its room or desk (undecoded).
+     */
+    readonly lockForTick: (
+      id: string,
+    ) => Effect.Effect<"busy" | "gone" | { readonly stored: StoredBooking; readonly assetConfig: unknown }>
     /** In tx: the booking under a row lock, so concurrent changes of it serialize. */
     readonly loadForUpdate: (id: string) => Effect.Effect<Option.Option<StoredBooking>>
     /**

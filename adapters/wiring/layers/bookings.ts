@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { Assets } from "../../../core/booking/assets.ts"
 import { Bookings } from "../../../core/booking/bookings.ts"
+import { BookingLifecycle } from "../../../core/booking/lifecycle.ts"
 import { Meetings } from "../../../core/booking/meeting-queries.ts"
 import { BookingSettings } from "../../../core/ports/booking-settings.ts"
 import { AppConfig } from "../../config/config.ts"
@@ -54,5 +55,5 @@ const bookingSettings = Layer.effect(
 export const bookingsUseCases = Layer.mergeAll(
   Assets.layer,
   Meetings.layer,
-  Bookings.layer.pipe(Layer.provide(bookingSettings)),
+  Layer.mergeAll(Bookings.layer, BookingLifecycle.layer).pipe(Layer.provide(bookingSettings)),
 )

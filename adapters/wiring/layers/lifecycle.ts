@@ -11,8 +11,8 @@ import { WebhookStorePostgres } from "../../postgres/webhook-store.ts"
 import { TickStoreMemory } from "../../memory/tick-store.ts"
 import { OutboxPostgres } from "../../postgres/outbox-store.ts"
 import { TickStorePostgres } from "../../postgres/tick-store.ts"
-import { lapseUnpaidBooking } from "../../payments/payment-lapse.ts"
-import { makeApplyTick } from "../../scheduler/apply-tick.ts"
+import { BookingLifecycle } from "../../../core/booking/lifecycle.ts"
+import { provideTx } from "../../postgres/unit-of-work.ts"
 import type { ApplyTick } from "../../scheduler/embedded.ts"
 import { startLifecycleScheduler } from "../../scheduler/lifecycle.ts"
 import { LifecycleSignalsLive, SchedulerWake } from "../../scheduler/signals.ts"
@@ -33,7 +33,11 @@ export const lifecycleUseCases = WebhookAdmin.layer
 export const lifecycleSignals = LifecycleSignalsLive
 
 /** How a due tick is applied (embedded worker, Temporal activities, benches, tests). */
-export const applyTickFor = (s: WorkerDeps): ApplyTick => makeApplyTick(s, lapseUnpaidBooking)
+export const applyTickFor = (s: WorkerDeps): ApplyTick => {
+  const lifecycle = s.runtime.runSync(Effect.service(BookingLifecycle))
+  // The worker's transaction becomes the use case's unit of work (its stores join it).
+  return (tx, tick, at) => s.runtime.runPromise(provideTx(tx, lifecycle.applyTick(tick, at)))
+}
 
 /**
  * The lifecycle scheduler (embedded or Temporal, KEYSPACE_SCHEDULER) as a scoped layer: started

@@ -1,0 +1,133 @@
+import { Context, Effect, Layer, Option, Result } from "effect"
+import { lapseUnpaid } from "../payment/lapse.ts"
+import { BookingSettings } from "../ports/booking-settings.ts"
+import { BookingStore } from "../ports/booking-store.ts"
+import { Clock } from "../ports/clock.ts"
+import type { BookingTick, LifecycleSnapshot, TickOutcome } from "../ports/lifecycle-scheduler.ts"
+import { Outbox } from "../ports/outbox.ts"
+import { PaymentStore } from "../ports/payment-store.ts"
+import { TickStore } from "../ports/tick-store.ts"
+import { decodeAssetConfig, resolveMeetingConfig, type ResolvedMeetingConfig } from "./asset-config.ts"
+import { timelineOf, toCoreBooking, type SlotRecord, type StoredBooking } from "./meeting.ts"
+import { occurrenceEventId } from "./recurrence.ts"
+import type { AssetKind } from "./state.ts"
+import { applicableTick, type TransitionCommand } from "./timeline.ts"
+import { SYSTEM_ACTOR, transition, type BookingCommand } from "./transitions.ts"
+
+/** What applying a tick did, or that the booking was busy (the scheduler retries it later). */
+export type AppliedTick = TickOutcome | { readonly _tag: "Deferred" }
+
+const commandFor = (command: TransitionCommand, config: ResolvedMeetingConfig): BookingCommand =>
+  command === "NoShowExpire"
+    ? { _tag: "NoShowExpire", postStartExpireMinutes: config.postStartExpireMinutes }
+    : { _tag: command }
+
+/**
+ * A booking's timed lifecycle (spec "Scheduler ticks"): applying one due tick in the caller's
+ * unit of work. The embedded scheduler runs it in its batch transaction, the Temporal
+ * activities in one of their own; both fire the same core rules (timeline, applicableTick,
+ * transitions, the payment lapse).
+ */
+export class BookingLifecycle extends Context.Service<
+  BookingLifecycle,
+  {
+    /** In tx: applies `tick` at `at` (the fired ledger is the caller's). */
+    readonly applyTick: (tick: BookingTick, at: number) => Effect.Effect<AppliedTick>
+  }
+>()("keyspace/core/BookingLifecycle") {
+  static readonly layer = Layer.effect(
+    BookingLifecycle,
+    Effect.gen(function* () {
+      const bookings = yield* BookingStore
+      const payments = yield* PaymentStore
+      const ticks = yield* TickStore
+      const outbox = yield* Outbox
+      const clock = yield* Clock
+      const settings = yield* BookingSettings
+
+      // Asset configs change only through the manifest: a few seconds' memory saves decoding
+      // per tick; a tick fired on a config a few seconds stale still passes applicableTick.
+      const configs = new Map<string, { readonly config: ResolvedMeetingConfig; readonly until: number }>()
+      const configOf = (assetId: string, raw: unknown): ResolvedMeetingConfig => {
+        const now = Date.now()
+        const hit = configs.get(assetId)
+        if (hit !== undefined && hit.until > now) return hit.config
+        const decoded = decodeAssetConfig(raw ?? {})
+        const config = resolveMeetingConfig(Result.isSuccess(decoded) ? decoded.success : undefined)
+        if (configs.size > 10_000) configs.clear()
+        configs.set(assetId, { config, until: now + 5_000 })
+        return config
+      }
+
+      /** The unpaid window's end: the pending payment's, else from the booking's last update. */
+      const paymentExpiryOf = (stored: StoredBooking) =>
+        Effect.gen(function* () {
+          const unpaid = stored.slots.find((x) => x.status === "unpaid")
+          if (unpaid === undefined) return undefined
+          const pending = yield* payments.pendingOf(stored.row.id)
+          return Option.isSome(pending)
+            ? pending.value.expiresAt
+            : unpaid.updatedAt.getTime() + settings.paymentWindowSeconds * 1000
+        })
+
+      const snapshotOf = (stored: StoredBooking, slot: SlotRecord, config: ResolvedMeetingConfig, expiry: number | undefined): LifecycleSnapshot => ({
+        booking: timelineOf(toCoreBooking(stored.row, slot), expiry),
+        config,
+        occurrenceIndex: slot.occurrenceIndex,
+      })
+
+      /** Re-plans the ticks of the saved booking (of the occurrences given, or all). */
+      const reschedule = (saved: StoredBooking, config: ResolvedMeetingConfig, only?: ReadonlyArray<number>) =>
+        Effect.gen(function* () {
+          const expiry = yield* paymentExpiryOf(saved)
+          const slots = only === undefined ? saved.slots : saved.slots.filter((x) => only.includes(x.occurrenceIndex))
+          yield* ticks.replace(saved.row.id, slots.map((slot) => snapshotOf(saved, slot, config, expiry)), clock.now(), only)
+        })
+
+      const applyTick = Effect.fn("BookingLifecycle.applyTick")(function* (tick: BookingTick, at: number) {
+        const locked = yield* bookings.lockForTick(tick.bookingId)
+        if (locked === "busy") return { _tag: "Deferred" } as const
+        if (locked === "gone") return { _tag: "Skipped" } as const
+        const { stored } = locked
+        const slot = stored.slots.find((x) => x.occurrenceIndex === tick.occurrenceIndex)
+        if (slot === undefined) return { _tag: "Skipped" } as const
+        const config = configOf(stored.row.assetId, locked.assetConfig)
+        const snapshot = snapshotOf(stored, slot, config, yield* paymentExpiryOf(stored))
+        const effect = applicableTick(snapshot.booking, config, tick, at)
+        const occurrence = stored.row.rrule === null ? undefined : occurrenceEventId(stored.row.id, slot.startAt.getTime())
+        switch (effect.kind) {
+          case "none":
+            return { _tag: "Skipped" } as const
+          case "emit":
+            yield* outbox.record(
+              {
+                projectId: stored.row.projectId,
+                bookingId: stored.row.id,
+                assetKind: stored.row.assetKind as AssetKind,
+                occurrenceEventId: occurrence,
+              },
+              [effect.event],
+            )
+            return { _tag: "Emitted", event: effect.event.kind } as const
+          case "transition": {
+            if (effect.command === "PaymentLapsed") {
+              // Expires the payment, then cancels a paid create or restores a paid extension.
+              const lapsed = yield* lapseUnpaid({ bookings, payments }, stored, at, (saved) => reschedule(saved, config))
+              return lapsed._tag === "Skipped" ? ({ _tag: "Skipped" } as const) : ({ _tag: "Transitioned", to: lapsed.to } as const)
+            }
+            const result = transition(toCoreBooking(stored.row, slot), commandFor(effect.command, config), at, SYSTEM_ACTOR)
+            // applicableTick already checked status and time; a refusal means the core rules
+            // disagree with the timeline, which a test should catch, not a retry loop.
+            if (Result.isFailure(result)) return { _tag: "Skipped" } as const
+            // A system transition frees or keeps its slot; an overlap here is a broken invariant.
+            const saved = yield* Effect.orDie(bookings.saveTransition(stored, slot, result.success, { occurrenceEventId: occurrence }))
+            yield* reschedule(saved, config, [slot.occurrenceIndex])
+            return { _tag: "Transitioned", to: result.success.booking.status } as const
+          }
+        }
+      })
+
+      return BookingLifecycle.of({ applyTick })
+    }),
+  )
+}
