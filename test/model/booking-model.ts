@@ -16,6 +16,8 @@ export const T0 = Date.parse("2030-01-07T08:00:00+07:00")
 
 export type Who = "organizer" | "pin" | "admin" | "stranger" | "wrongPin"
 export type Action = "Cancel" | "CheckIn" | "CheckOut" | "Reject"
+/** The scheduler's transitions the model fires (the unpaid timeout needs the payment window). */
+export type SystemTick = "post-start-expire" | "end"
 /** A use case's answer: "Success" or the failure's tag. */
 export type Outcome = string
 
@@ -35,6 +37,8 @@ export interface BookingDriver {
   act(id: string, action: Action, who: Who): Promise<Outcome>
   update(id: string, start: number, end: number, who: Who): Promise<Outcome>
   advance(minutes: number): Promise<void>
+  /** Applies a due scheduler tick through BookingLifecycle.applyTick: "Success" when it transitioned. */
+  tick(id: string, kind: SystemTick, dueAt: number): Promise<Outcome>
   /** Every booking with its current occurrence, as stored. */
   bookings(): Promise<ReadonlyMap<string, RealBooking>>
   now(): number
@@ -224,6 +228,30 @@ export class UpdateCommand extends OnBooking {
   }
 }
 
+/**
+ * A due tick of the booking's timeline applied at the model's now (spec "Scheduler ticks"): the
+ * no-show auto-cancel 15 minutes after the start of an active (not checked-in) booking, the end
+ * of an active or checked-in one; before its time, or in another status, nothing happens.
+ */
+export class SystemTickCommand extends OnBooking {
+  readonly name: string
+  constructor(
+    ref: number,
+    readonly kind: SystemTick,
+  ) {
+    super(ref, "admin")
+    this.name = `Tick[${kind}]`
+  }
+  private dueAt = (b: ModelBooking) => (this.kind === "end" ? b.end : b.start + 15 * MINUTE)
+  send = (r: Real, b: ModelBooking) => r.driver.tick(b.id, this.kind, this.dueAt(b))
+  expected(b: ModelBooking, m: Model): Outcome {
+    if (m.now < this.dueAt(b)) return "Skipped"
+    if (this.kind === "end") return b.status === "active" || b.status === "checked-in" ? "Success" : "Skipped"
+    return b.status === "active" ? "Success" : "Skipped"
+  }
+  next = (b: ModelBooking) => void (b.status = this.kind === "end" ? "done" : "cancelled")
+}
+
 const ref = fc.nat({ max: 50 })
 const who = fc.oneof(
   { arbitrary: fc.constant<Who>("organizer"), weight: 4 },
@@ -242,8 +270,8 @@ const update = fc
 
 /**
  * The commands, the frequent actions listed twice so sequences reach deep states. The system
- * commands of the lifecycle (payment completed/lapsed, no-show, end) join once the Payments and
- * BookingLifecycle use cases are on main.
+ * transitions (no-show, end) go through BookingLifecycle.applyTick; the unpaid timeout and a
+ * completed payment are not modelled (they need the payment window and the gateway).
  */
 export const commandArbs: Array<fc.Arbitrary<Cmd>> = [
   create,
@@ -258,6 +286,8 @@ export const commandArbs: Array<fc.Arbitrary<Cmd>> = [
   update,
   fc.tuple(ref, who).map(([r, w]) => new CancelCommand(r, w)),
   ref.map((r) => new RejectCommand(r)),
+  ref.map((r) => new SystemTickCommand(r, "post-start-expire")),
+  ref.map((r) => new SystemTickCommand(r, "end")),
 ]
 
 /** The property over a driver factory: one driver (one runtime) per sequence, never per command. */

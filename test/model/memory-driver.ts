@@ -1,6 +1,8 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
 import type { AssetRecord, Project } from "../../core/booking/asset.ts"
 import { Bookings } from "../../core/booking/bookings.ts"
+import { BookingLifecycle } from "../../core/booking/lifecycle.ts"
+import { UnitOfWork } from "../../core/ports/unit-of-work.ts"
 import { currentSlot } from "../../core/booking/meeting.ts"
 import type { BookingStatus } from "../../core/booking/state.ts"
 import { Clock } from "../../core/ports/clock.ts"
@@ -74,7 +76,7 @@ export const memoryRuntime = async () => {
     Layer.provideMerge(infra),
   )
   const runtime = ManagedRuntime.make(layer)
-  const { bookings, table } = await runtime.runPromise(
+  const { bookings, lifecycle, uow, table } = await runtime.runPromise(
     Effect.gen(function* () {
       const db = yield* MemoryDb
       const project: Project = { id: w.project, timezone: TIME_ZONE, brandId: "b" }
@@ -97,11 +99,13 @@ export const memoryRuntime = async () => {
         apps: new Map([[w.app, "model"]]),
         memberships: new Map([[`${w.project}:${w.admin}`, "admin"]]),
       })
-      return { bookings: yield* Bookings, table: bookingTables(db) }
+      return { bookings: yield* Bookings, lifecycle: yield* BookingLifecycle, uow: yield* UnitOfWork, table: bookingTables(db) }
     }),
   )
   const driver = driverOver({
     bookings,
+    lifecycle,
+    uow,
     run: (e) => runtime.runPromiseExit(e),
     world: w,
     now: () => now,

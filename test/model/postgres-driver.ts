@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { Bookings } from "../../core/booking/bookings.ts"
+import { BookingLifecycle } from "../../core/booking/lifecycle.ts"
+import { UnitOfWork } from "../../core/ports/unit-of-work.ts"
 import type { BookingStatus } from "../../core/booking/state.ts"
 import { Clock } from "../../core/ports/clock.ts"
 import { Ids } from "../../core/ports/ids.ts"
@@ -86,8 +88,12 @@ export const postgresDriver = (h: Harness, world: ModelWorld) => async (): Promi
     bookingsUseCases.pipe(Layer.provideMerge(lifecycleSignals), Layer.provideMerge(stores), Layer.provideMerge(infra)),
   )
   const bookings = await runtime.runPromise(Effect.service(Bookings))
+  const lifecycle = await runtime.runPromise(Effect.service(BookingLifecycle))
+  const uow = await runtime.runPromise(Effect.service(UnitOfWork))
   return driverOver({
     bookings,
+    lifecycle,
+    uow,
     run: (e) => runtime.runPromiseExit(e),
     world,
     now: () => now,

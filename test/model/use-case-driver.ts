@@ -2,7 +2,9 @@ import { Cause, type Effect, Exit, Option } from "effect"
 import { expect } from "vitest"
 import type { Principal } from "../../core/auth/principal.ts"
 import type { Bookings } from "../../core/booking/bookings.ts"
-import type { Action, BookingDriver, Outcome, RealBooking, Who } from "./booking-model.ts"
+import type { BookingLifecycle } from "../../core/booking/lifecycle.ts"
+import type { UnitOfWork } from "../../core/ports/unit-of-work.ts"
+import type { Action, BookingDriver, Outcome, RealBooking, SystemTick, Who } from "./booking-model.ts"
 
 /** The ids of the model's world on some storage profile. */
 export interface ModelWorld {
@@ -32,6 +34,8 @@ export const outcomeOf = <A>(exit: Exit.Exit<A, { readonly _tag: string }>): Out
  */
 export const driverOver = (o: {
   readonly bookings: Bookings["Service"]
+  readonly lifecycle: BookingLifecycle["Service"]
+  readonly uow: UnitOfWork["Service"]
   readonly run: <A, E>(e: Effect.Effect<A, E>) => Promise<Exit.Exit<A, E>>
   readonly world: ModelWorld
   readonly now: () => number
@@ -108,6 +112,12 @@ export const driverOver = (o: {
       )
     },
     advance: async (minutes) => o.advance(minutes),
+    tick: async (id, kind: SystemTick, dueAt) => {
+      // The scheduler's unit of work (the fired ledger is the worker's, not the use case's).
+      const exit = await o.run(o.uow.transaction(o.lifecycle.applyTick({ bookingId: id, occurrenceIndex: 0, kind, dueAt }, o.now())))
+      if (Exit.isFailure(exit)) throw new Error(`defect: ${Cause.pretty(exit.cause)}`)
+      return exit.value._tag === "Transitioned" ? "Success" : exit.value._tag
+    },
     bookings: o.read,
     dispose: o.dispose,
   }
