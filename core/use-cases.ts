@@ -1,6 +1,7 @@
 import type { Tokens } from "./auth/tokens.ts"
 import type { Assets } from "./booking/assets.ts"
 import type { Bookings } from "./booking/bookings.ts"
+import type { BookingLifecycle } from "./booking/lifecycle.ts"
 import type { Meetings } from "./booking/meeting-queries.ts"
 import type { WebhookAdmin } from "./events/webhooks.ts"
 import type { PartnerMembers } from "./member/members.ts"
@@ -23,3 +24,4 @@ export type UseCases =
   | Tenancy
   | WebhookAdmin
   | ClockControl
+  | BookingLifecycle
