@@ -1,6 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import { SlotTaken } from "../../core/booking/errors.ts"
-import type { BookingRecord, HistoryRecord, SlotRecord, StoredBooking } from "../../core/booking/meeting.ts"
+import { newBookingRecord, type BookingRecord, type HistoryRecord, type SlotRecord, type StoredBooking } from "../../core/booking/meeting.ts"
 import { isLive, type BookingStatus } from "../../core/booking/state.ts"
 import type { HistoryEntry } from "../../core/booking/transitions.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
@@ -120,37 +120,8 @@ export const BookingStoreMemory = Layer.effect(
           const b = created.booking
           if (isLive(b.status) && overlapsLive(b.assetId, occurrences, new Set()))
             return yield* new SlotTaken({ assetId: b.assetId })
-          const createdAt = new Date(b.createdAt)
-          const updatedAt = new Date(b.updatedAt)
-          const row: BookingRecord = {
-            id: b.id,
-            projectId: b.projectId,
-            assetKind: b.assetKind,
-            assetId: b.assetId,
-            title: b.title,
-            body: b.body ?? null,
-            status: b.status,
-            startAt: new Date(b.start),
-            endAt: new Date(b.end),
-            timePeriod: extras.timePeriod ?? null,
-            organizer: b.organizer,
-            organizerUserId: b.organizer.userId,
-            attendees: [...b.attendees],
-            estimatedAttendance: b.estimatedAttendance ?? null,
-            pinCode: b.pinCode,
-            checkIns: [],
-            checkOutAt: null,
-            rrule: b.recurrence?.rrule ?? null,
-            anchorStartAt: b.recurrence ? new Date(b.recurrence.anchorStart) : null,
-            anchorEndAt: b.recurrence ? new Date(b.recurrence.anchorEnd) : null,
-            paymentChannel: extras.paymentChannel ?? null,
-            discountCode: extras.discountCode ?? null,
-            frontendRedirectUrl: extras.frontendRedirectUrl ?? null,
-            price: extras.price ?? null,
-            createdByAppId: extras.createdByAppId,
-            createdAt,
-            updatedAt,
-          }
+          const row = newBookingRecord(b, extras)
+          const { createdAt, updatedAt } = row
           const slots: SlotRecord[] = occurrences.map((o) => ({
             id: ids.newId(),
             bookingId: b.id,

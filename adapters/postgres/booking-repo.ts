@@ -1,7 +1,7 @@
-import { and, asc, eq, gt, inArray, lt, or, sql, type SQL } from "drizzle-orm"
+import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm"
 import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.ts"
-import type { BookingExtras, StoredBooking } from "../../core/booking/meeting.ts"
-import { LIVE_STATUSES, type AssetKind } from "../../core/booking/state.ts"
+import { newBookingRecord, type BookingExtras, type StoredBooking } from "../../core/booking/meeting.ts"
+import { LIVE_STATUSES } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
 import {
@@ -31,7 +31,7 @@ export { toCoreBooking } from "../../core/booking/meeting.ts"
  * wait for PostgreSQL's deadlock timeout. With the lock the second writer sees the first's
  * committed slot and gets 23P01 at once. A deadlock (40P01) still means an overlapping writer won.
  */
-export const guardSlot = async <T>(tx: Queryable, assetId: string, write: () => Promise<T>): Promise<T> => {
+const guardSlot = async <T>(tx: Queryable, assetId: string, write: () => Promise<T>): Promise<T> => {
   try {
     await lockAsset(tx, assetId)
     return await write()
@@ -81,34 +81,7 @@ export const insertBooking = async (
   const b = created.booking
   const bookingInsert = tx
     .insert(bookingsTable)
-    .values({
-      id: b.id,
-      projectId: b.projectId,
-      assetKind: b.assetKind,
-      assetId: b.assetId,
-      title: b.title,
-      body: b.body ?? null,
-      status: b.status,
-      startAt: new Date(b.start),
-      endAt: new Date(b.end),
-      timePeriod: extras.timePeriod ?? null,
-      organizer: b.organizer,
-      organizerUserId: b.organizer.userId,
-      attendees: [...b.attendees],
-      estimatedAttendance: b.estimatedAttendance ?? null,
-      pinCode: b.pinCode,
-      checkIns: [],
-      rrule: b.recurrence?.rrule ?? null,
-      anchorStartAt: b.recurrence ? new Date(b.recurrence.anchorStart) : null,
-      anchorEndAt: b.recurrence ? new Date(b.recurrence.anchorEnd) : null,
-      paymentChannel: extras.paymentChannel ?? null,
-      discountCode: extras.discountCode ?? null,
-      frontendRedirectUrl: extras.frontendRedirectUrl ?? null,
-      price: extras.price ?? null,
-      createdByAppId: extras.createdByAppId,
-      createdAt: new Date(b.createdAt),
-      updatedAt: new Date(b.updatedAt),
-    })
+    .values(newBookingRecord(b, extras))
     .returning()
   const slotInsert = tx
       .insert(bookingSlotsTable)
@@ -278,28 +251,6 @@ export const liveSlotsOverlapping = async (
     )
 }
 
-/** Slots of one asset overlapping a window, in start order (the asset's booking calendar). */
-export const assetCalendar = async (
-  q: Queryable,
-  assetId: string,
-  start: number,
-  end: number,
-  limit: number,
-): Promise<SlotRow[]> =>
-  q
-    .select()
-    .from(bookingSlotsTable)
-    .where(
-      and(
-        eq(bookingSlotsTable.assetId, assetId),
-        liveStatus(),
-        lt(bookingSlotsTable.startAt, new Date(end)),
-        gt(bookingSlotsTable.endAt, new Date(start)),
-      ),
-    )
-    .orderBy(asc(bookingSlotsTable.startAt))
-    .limit(limit)
-
 /** Count of an organizer's unpaid bookings (the hold-hoarding cap). */
 export const unpaidHoldsOf = async (tx: Queryable, organizerUserId: string): Promise<number> => {
   // Serializes concurrent creates of one organizer so the cap cannot be raced past.
@@ -309,124 +260,4 @@ export const unpaidHoldsOf = async (tx: Queryable, organizerUserId: string): Pro
     .from(bookingsTable)
     .where(and(eq(bookingsTable.organizerUserId, organizerUserId), eq(bookingsTable.status, "unpaid")))
   return Number(row?.n ?? 0)
-}
-
-export interface MeetingFilter {
-  readonly projectIds: ReadonlyArray<string>
-  readonly from: number
-  readonly to: number
-  /** Asset filters are a union: a row matches when its asset is any of the given ones. */
-  readonly roomIds?: ReadonlyArray<string> | undefined
-  readonly deskIds?: ReadonlyArray<string> | undefined
-  readonly organizerId?: string | undefined
-  readonly organizerEmails?: ReadonlyArray<string> | undefined
-  readonly attendeeEmails?: ReadonlyArray<string> | undefined
-  readonly statuses?: ReadonlyArray<string> | undefined
-  readonly assetType?: AssetKind | undefined
-  readonly limit: number
-  readonly offset: number
-}
-
-const textList = (values: ReadonlyArray<string>) =>
-  sql.join(
-    values.map((v) => sql`${v}`),
-    sql`, `,
-  )
-
-/**
- * One row per occupied interval overlapping [from, to): a single booking once, a series once
- * per occurrence (spec Meetings rule 7), with the total for the page meta.
- */
-export const findMeetingRows = async (
-  q: Queryable,
-  f: MeetingFilter,
-): Promise<{ rows: Array<{ booking: BookingRow; slot: SlotRow }>; total: number }> => {
-  if (f.projectIds.length === 0) return { rows: [], total: 0 }
-  // The slot carries its own project: filtering it (not the booking's) lets the window come
-  // from booking_slots_project_start_idx in start order, so the page stops after a page.
-  const slotConditions: SQL[] = [
-    inArray(bookingSlotsTable.projectId, [...f.projectIds]),
-    lt(bookingSlotsTable.startAt, new Date(f.to)),
-    gt(bookingSlotsTable.endAt, new Date(f.from)),
-  ]
-  if (f.statuses && f.statuses.length > 0)
-    slotConditions.push(inArray(bookingSlotsTable.status, [...f.statuses]))
-  const bookingConditions: SQL[] = []
-  if (f.roomIds !== undefined || f.deskIds !== undefined) {
-    const assets: SQL[] = []
-    if (f.roomIds && f.roomIds.length > 0)
-      assets.push(and(eq(bookingsTable.assetKind, "room"), inArray(bookingsTable.assetId, [...f.roomIds]))!)
-    if (f.deskIds && f.deskIds.length > 0)
-      assets.push(and(eq(bookingsTable.assetKind, "desk"), inArray(bookingsTable.assetId, [...f.deskIds]))!)
-    bookingConditions.push(assets.length > 0 ? or(...assets)! : sql`false`)
-  }
-  if (f.organizerId !== undefined)
-    bookingConditions.push(eq(bookingsTable.organizerUserId, f.organizerId))
-  if (f.organizerEmails && f.organizerEmails.length > 0)
-    bookingConditions.push(
-      sql`lower(${bookingsTable.organizer}->>'email') in (${textList(f.organizerEmails.map((e) => e.toLowerCase()))})`,
-    )
-  if (f.attendeeEmails && f.attendeeEmails.length > 0)
-    bookingConditions.push(
-      sql`exists (select 1 from jsonb_array_elements(${bookingsTable.attendees}) as a(item) where lower(a.item->>'email') in (${textList(
-        f.attendeeEmails.map((e) => e.toLowerCase()),
-      )}))`,
-    )
-  if (f.assetType !== undefined) bookingConditions.push(eq(bookingsTable.assetKind, f.assetType))
-  const order = [
-    asc(bookingSlotsTable.startAt),
-    asc(bookingSlotsTable.bookingId),
-    asc(bookingSlotsTable.occurrenceIndex),
-  ]
-  if (bookingConditions.length === 0) {
-    // Every filter is on the slot (every slot has its booking, by foreign key): count and page
-    // the slots alone, then fetch only the page's bookings instead of joining the whole window.
-    const where = and(...slotConditions)
-    const [[count], slots] = await Promise.all([
-      q.select({ n: sql<number>`count(*)::int` }).from(bookingSlotsTable).where(where),
-      f.limit === 0
-        ? Promise.resolve([] as SlotRow[])
-        : q
-            .select()
-            .from(bookingSlotsTable)
-            .where(where)
-            .orderBy(...order)
-            .limit(f.limit)
-            .offset(f.offset),
-    ])
-    const bookings =
-      slots.length === 0
-        ? []
-        : await q
-            .select()
-            .from(bookingsTable)
-            .where(inArray(bookingsTable.id, [...new Set(slots.map((slot) => slot.bookingId))]))
-    const byId = new Map(bookings.map((b) => [b.id, b]))
-    return {
-      rows: slots.flatMap((slot) => {
-        const booking = byId.get(slot.bookingId)
-        return booking === undefined ? [] : [{ booking, slot }]
-      }),
-      total: Number(count?.n ?? 0),
-    }
-  }
-  const where = and(...slotConditions, ...bookingConditions)
-  const [[count], rows] = await Promise.all([
-    q
-      .select({ n: sql<number>`count(*)::int` })
-      .from(bookingSlotsTable)
-      .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
-      .where(where),
-    f.limit === 0
-      ? Promise.resolve([] as Array<{ booking: BookingRow; slot: SlotRow }>)
-      : q
-          .select({ booking: bookingsTable, slot: bookingSlotsTable })
-          .from(bookingSlotsTable)
-          .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
-          .where(where)
-          .orderBy(...order)
-          .limit(f.limit)
-          .offset(f.offset),
-  ])
-  return { rows, total: Number(count?.n ?? 0) }
 }

@@ -1,10 +1,9 @@
-import { Result } from "effect"
-import { actingUserId, type Principal } from "../auth/principal.ts"
+import type { Principal } from "../auth/principal.ts"
+import { currentSlotOf, showsPin } from "./meeting-records.ts"
 import type { PriceSummary } from "./pricing.ts"
 import type { TimelineBooking } from "./timeline.ts"
-import { currentOccurrence, occurrenceEventId, parseRecurrenceRule } from "./recurrence.ts"
+import { occurrenceEventId } from "./recurrence.ts"
 import type { AssetKind, Attendee, Booking, BookingStatus, CheckIn, Organizer } from "./state.ts"
-import * as Interval from "../shared/interval.ts"
 
 /**
  * A stored meeting as the stores hand it over: the booking record (shared fields of a single
@@ -84,6 +83,37 @@ export interface BookingExtras {
   readonly createdByAppId: string
 }
 
+/** The stored record of a booking just created (what both storage profiles write). */
+export const newBookingRecord = (b: Booking, extras: BookingExtras): BookingRecord => ({
+  id: b.id,
+  projectId: b.projectId,
+  assetKind: b.assetKind,
+  assetId: b.assetId,
+  title: b.title,
+  body: b.body ?? null,
+  status: b.status,
+  startAt: new Date(b.start),
+  endAt: new Date(b.end),
+  timePeriod: extras.timePeriod ?? null,
+  organizer: b.organizer,
+  organizerUserId: b.organizer.userId,
+  attendees: [...b.attendees],
+  estimatedAttendance: b.estimatedAttendance ?? null,
+  pinCode: b.pinCode,
+  checkIns: [],
+  checkOutAt: null,
+  rrule: b.recurrence?.rrule ?? null,
+  anchorStartAt: b.recurrence ? new Date(b.recurrence.anchorStart) : null,
+  anchorEndAt: b.recurrence ? new Date(b.recurrence.anchorEnd) : null,
+  paymentChannel: extras.paymentChannel ?? null,
+  discountCode: extras.discountCode ?? null,
+  frontendRedirectUrl: extras.frontendRedirectUrl ?? null,
+  price: extras.price ?? null,
+  createdByAppId: extras.createdByAppId,
+  createdAt: new Date(b.createdAt),
+  updatedAt: new Date(b.updatedAt),
+})
+
 /** The core record of one occurrence (a single booking has exactly one). */
 export const toCoreBooking = (row: BookingRecord, slot: SlotRecord): Booking => ({
   id: row.id,
@@ -115,34 +145,15 @@ export const toCoreBooking = (row: BookingRecord, slot: SlotRecord): Booking => 
 })
 
 /** The occurrence a master shows and actions act on (spec rule 7: the first not yet ended). */
-export const currentSlot = (stored: StoredBooking, timeZone: string, now: number): SlotRecord => {
-  const { row, slots } = stored
-  if (row.rrule === null || row.anchorStartAt === null || row.anchorEndAt === null || slots.length <= 1)
-    return slots[0]!
-  const rule = parseRecurrenceRule(row.rrule)
-  if (Result.isFailure(rule)) return slots[0]!
-  const current = currentOccurrence(
-    {
-      masterId: row.id,
-      rule: rule.success,
-      anchor: Interval.make(row.anchorStartAt.getTime(), row.anchorEndAt.getTime()),
-      timeZone,
-    },
-    now,
-  )
-  if (current === undefined) return slots[slots.length - 1]!
-  return slots.find((s) => s.startAt.getTime() === current.start) ?? slots[slots.length - 1]!
-}
+export const currentSlot = (stored: StoredBooking, timeZone: string, now: number): SlotRecord =>
+  currentSlotOf(stored, timeZone, now)
 
 /** The occurrence event id of a series' slot; undefined for a single booking. */
 export const occurrenceIdOf = (stored: StoredBooking, slot: SlotRecord): string | undefined =>
   stored.row.rrule === null ? undefined : occurrenceEventId(stored.row.id, slot.startAt.getTime())
 
 /** pinCode is a secret: the operator, the organizer and the app that booked (as itself) see it. */
-export const showPinTo = (principal: Principal | "operator", row: BookingRecord): boolean =>
-  principal === "operator" ||
-  actingUserId(principal) === row.organizerUserId ||
-  (principal.grant === "app_credentials" && principal.appId === row.createdByAppId)
+export const showPinTo: (principal: Principal | "operator", row: BookingRecord) => boolean = showsPin
 
 /**
  * A uniform 6-digit PIN, by rejection sampling (2^32 is not a multiple of 10^6). Web Crypto is
