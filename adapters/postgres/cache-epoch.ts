@@ -21,6 +21,13 @@ export interface Caches {
   readonly cache: <K, V>(name: string, options: { max: number; ttlMs?: number }) => EpochCache<K, V>
   /** Entries per cache, for the memory notes in bench/README.md. */
   readonly sizes: () => Record<string, number>
+  /**
+   * The database snapshot (`pg_current_snapshot()` as text) read by the last completed sync, or
+   * undefined when the reader gives none (the memory profile). Two equal texts mean no
+   * transaction committed or aborted anywhere in between, so an answer read at one is still
+   * the answer at the other: caches of data that changes on every booking key on it.
+   */
+  readonly snapshot: () => string | undefined
 }
 
 export interface EpochCache<K, V> {
@@ -40,18 +47,37 @@ export const readCacheEpoch = async (db: Db): Promise<bigint> => {
   return BigInt(row?.value ?? 0)
 }
 
+/** What a sync learns: the counter, and the snapshot the same statement read it in. */
+export interface EpochRead {
+  readonly epoch: bigint
+  readonly snapshot?: string | undefined
+}
+
+/** The counter and the statement's snapshot, in the one primary-key read a sync makes. */
+export const readCacheEpochAndSnapshot = async (db: Db): Promise<EpochRead> => {
+  const [row] = await execute<{ value: string | number; snapshot: string }>(
+    db,
+    sql`select value, pg_current_snapshot()::text as snapshot from cache_epoch where id = 1`,
+  )
+  return { epoch: BigInt(row?.value ?? 0), snapshot: row?.snapshot }
+}
+
 export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches =>
-  makeEpochCaches(() => readCacheEpoch(db), now)
+  makeEpochCaches(() => readCacheEpochAndSnapshot(db), now)
 
 /** Caches emptied whenever `read` returns a higher epoch than the last one seen. */
-export const makeEpochCaches = (read: () => Promise<bigint>, now: () => number = () => Date.now()): Caches => {
+export const makeEpochCaches = (read: () => Promise<bigint | EpochRead>, now: () => number = () => Date.now()): Caches => {
   let epoch: bigint | undefined
+  let snapshot: string | undefined
   const clears: Array<() => void> = []
   let current: Promise<void> | undefined
   let queued: Promise<void> | undefined
   const start = (): Promise<void> => {
     const p: Promise<void> = read()
-      .then((e) => {
+      .then((r) => {
+        const e = typeof r === "bigint" ? r : r.epoch
+        // Reads run one at a time, so the last one to complete holds the newest snapshot.
+        snapshot = typeof r === "bigint" ? undefined : r.snapshot
         if (epoch === undefined || e > epoch) {
           for (const clear of clears) clear()
           epoch = e
@@ -115,7 +141,7 @@ export const makeEpochCaches = (read: () => Promise<bigint>, now: () => number =
     }
   }
   const sizes = () => Object.fromEntries([...named].map(([name, c]) => [name, c.size()]))
-  return { sync, cache, sizes }
+  return { sync, cache, sizes, snapshot: () => snapshot }
 }
 
 /**
