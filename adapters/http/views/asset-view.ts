@@ -129,6 +129,25 @@ export const roomListingBytes = (key: string, rooms: ReadonlyArray<RoomListing>)
   return bytes
 }
 
+/** The same for a desk page: the same desk records in the same order, and the same meta. */
+const lastDesks = new Map<string, { readonly desks: ReadonlyArray<Asset>; readonly meta: PageMeta; readonly bytes: Uint8Array }>()
+const sameMeta = (a: PageMeta, b: PageMeta) => a.limit === b.limit && a.offset === b.offset && a.total === b.total
+const sameDesks = (a: ReadonlyArray<Asset>, b: ReadonlyArray<Asset>) => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** A desk page's whole envelope as bytes, reused while the same key lists the same page. */
+export const deskListingBytes = (key: string, desks: ReadonlyArray<Asset>, meta: PageMeta): Uint8Array => {
+  const held = lastDesks.get(key)
+  if (held !== undefined && sameMeta(held.meta, meta) && sameDesks(held.desks, desks)) return held.bytes
+  const bytes = encoder.encode(envelopeText(deskListingJson(desks), meta))
+  if (lastDesks.size >= LAST_MAX) lastDesks.delete(lastDesks.keys().next().value!)
+  lastDesks.set(key, { desks, meta, bytes })
+  return bytes
+}
+
 const envelopeText = (dataJson: string, meta?: PageMeta) =>
   `{"code":"${SUCCESS_CODE}","success":true,"message":"OK","data":${dataJson}${meta ? `,"meta":${JSON.stringify(meta)}` : ""}}`
 
