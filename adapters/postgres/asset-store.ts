@@ -298,7 +298,7 @@ export const AssetStorePostgres = Layer.effect(
      * repeated search between commits costs no availability statement. Concurrent misses on
      * one key and snapshot share one statement.
      */
-    const FREE_MAX = 256
+    const FREE_MAX = 16
     const freeSets = new Map<string, { readonly snapshot: string; readonly free: Promise<ReadonlySet<string>> }>()
     const freeIds = (kind: AssetKind, projectId: string, start: number, end: number) =>
       Effect.gen(function* () {
@@ -316,8 +316,11 @@ export const AssetStorePostgres = Layer.effect(
         }
         const ctx = yield* Effect.context<never>()
         const free = Effect.runPromiseWith(ctx)(read((q) => freeAssets(q, kind, projectId, start, end)))
-        if (snapshot !== undefined) {
+        // Kept only under the newest snapshot: an entry of an older one can never be valid again,
+        // so the map holds one snapshot's sets at a time (bounded by FREE_MAX windows).
+        if (snapshot !== undefined && snapshot === caches.snapshot()) {
           const entry = { snapshot, free }
+          if (freeSets.values().next().value?.snapshot !== snapshot) freeSets.clear()
           freeSets.delete(key)
           freeSets.set(key, entry)
           if (freeSets.size > FREE_MAX) freeSets.delete(freeSets.keys().next().value!)
