@@ -17,7 +17,7 @@ import { EpochCaches } from "./cache-epoch.ts"
 import type { Queryable } from "./database.ts"
 import { desksTable, projectsTable, roomsTable } from "./schema.ts"
 import { bookingSlotsTable } from "./tables/bookings.ts"
-import { read as readDb, SqlDatabase } from "./unit-of-work.ts"
+import { CurrentTx, read as readDb, SqlDatabase } from "./unit-of-work.ts"
 
 type RoomRow = typeof roomsTable.$inferSelect
 type DeskRow = typeof desksTable.$inferSelect
@@ -302,6 +302,9 @@ export const AssetStorePostgres = Layer.effect(
     const freeSets = new Map<string, { readonly snapshot: string; readonly free: Promise<ReadonlySet<string>> }>()
     const freeIds = (kind: AssetKind, projectId: string, start: number, end: number) =>
       Effect.gen(function* () {
+        // Inside a transaction the statement sees that transaction's own writes and snapshot:
+        // never from the cache, never into it.
+        if ((yield* CurrentTx) !== undefined) return yield* read((q) => freeAssets(q, kind, projectId, start, end))
         // Its own sync (shared with concurrent callers), so callers that did not come through
         // the bearer's sync (use cases run directly) never see an older snapshot than theirs.
         yield* Effect.promise(() => caches.sync())
