@@ -21,29 +21,130 @@ const groupBy = <T extends { readonly bookingId: string }>(rows: ReadonlyArray<T
   return out
 }
 
+const historiesOf = (q: Queryable) =>
+  q
+    .select({
+      bookingId: bookingHistoriesTable.bookingId,
+      action: bookingHistoriesTable.action,
+      at: bookingHistoriesTable.at,
+      by: bookingHistoriesTable.by,
+      data: bookingHistoriesTable.data,
+    })
+    .from(bookingHistoriesTable)
+    .where(sql`${bookingHistoriesTable.bookingId} = any(${sql.placeholder("ids")})`)
+    .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id))
+    .prepare("meetings_histories")
+
+const paymentsOf = (q: Queryable) =>
+  q
+    .select()
+    .from(paymentsTable)
+    .where(sql`${paymentsTable.bookingId} = any(${sql.placeholder("ids")})`)
+    .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id))
+    .prepare("meetings_payments")
+
+const bookingsOf = (q: Queryable) =>
+  q
+    .select()
+    .from(bookingsTable)
+    .where(sql`${bookingsTable.id} = any(${sql.placeholder("ids")})`)
+    .prepare("meetings_bookings")
+
+/**
+ * The window over the slots alone: projects, [from, to), optionally statuses. One project is
+ * `project_id = $1`, not `= any($1)`: only the equality lets the planner read the page from
+ * booking_slots_project_start_idx in start order (with an array it sorts the whole window).
+ */
+interface WindowShape {
+  readonly manyProjects: boolean
+  readonly withStatuses: boolean
+}
+
+const slotWindow = ({ manyProjects, withStatuses }: WindowShape) =>
+  and(
+    manyProjects
+      ? sql`${bookingSlotsTable.projectId} = any(${sql.placeholder("projectIds")})`
+      : eq(bookingSlotsTable.projectId, sql.placeholder("projectId")),
+    lt(bookingSlotsTable.startAt, sql.placeholder("to")),
+    gt(bookingSlotsTable.endAt, sql.placeholder("from")),
+    withStatuses ? sql`${bookingSlotsTable.status} = any(${sql.placeholder("statuses")})` : undefined,
+  )
+
+const SLOT_ORDER = [asc(bookingSlotsTable.startAt), asc(bookingSlotsTable.bookingId), asc(bookingSlotsTable.occurrenceIndex)]
+
+const shapeName = (w: WindowShape) => `${w.manyProjects ? "projects" : "project"}${w.withStatuses ? "_statuses" : ""}`
+
+const slotCount = (q: Queryable, w: WindowShape) =>
+  q
+    .select({ n: sql<number>`count(*)::int` })
+    .from(bookingSlotsTable)
+    .where(slotWindow(w))
+    .prepare(`meetings_count_${shapeName(w)}`)
+
+const slotPage = (q: Queryable, w: WindowShape) =>
+  q
+    .select()
+    .from(bookingSlotsTable)
+    .where(slotWindow(w))
+    .orderBy(...SLOT_ORDER)
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare(`meetings_page_${shapeName(w)}`)
+
+const windowOf = (q: Queryable, w: WindowShape) => ({ count: slotCount(q, w), page: slotPage(q, w) })
+
+const slotsOf = (q: Queryable) =>
+  q
+    .select()
+    .from(bookingSlotsTable)
+    .where(eq(bookingSlotsTable.bookingId, sql.placeholder("id")))
+    .orderBy(asc(bookingSlotsTable.occurrenceIndex))
+    .prepare("meeting_slots")
+
+const bookingOf = (q: Queryable) =>
+  q.select().from(bookingsTable).where(eq(bookingsTable.id, sql.placeholder("id"))).prepare("meeting_booking")
+
+/**
+ * The statements of the common reads, built once per connection handle with constant text
+ * (array parameters, not IN lists), so the driver prepares each once per connection: an
+ * unnamed drizzle query is parsed, described and planned on every call, two round trips each.
+ */
+const statementsOf = (q: Queryable) => ({
+  histories: historiesOf(q),
+  payments: paymentsOf(q),
+  bookings: bookingsOf(q),
+  // Indexed by manyProjects * 2 + withStatuses.
+  windows: [
+    windowOf(q, { manyProjects: false, withStatuses: false }),
+    windowOf(q, { manyProjects: false, withStatuses: true }),
+    windowOf(q, { manyProjects: true, withStatuses: false }),
+    windowOf(q, { manyProjects: true, withStatuses: true }),
+  ],
+  slots: slotsOf(q),
+  booking: bookingOf(q),
+})
+type Statements = ReturnType<typeof statementsOf>
+
+// The pool's statements are built once; a transaction's on first use (rare: reads run outside).
+const statementsCache = new WeakMap<Queryable, Statements>()
+const statements = (q: Queryable): Statements => {
+  let s = statementsCache.get(q)
+  if (s === undefined) {
+    s = statementsOf(q)
+    statementsCache.set(q, s)
+  }
+  return s
+}
+
 /** Histories and payments of the given bookings, oldest first, read side by side. */
 const recordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>) => {
   if (bookingIds.length === 0)
     return { histories: new Map<string, HistoryRecord[]>(), payments: new Map<string, PaymentRecord[]>() }
   const ids = [...new Set(bookingIds)]
+  const st = statements(q)
   const [histories, payments] = await Promise.all([
-    q
-      .select({
-        bookingId: bookingHistoriesTable.bookingId,
-        action: bookingHistoriesTable.action,
-        at: bookingHistoriesTable.at,
-        by: bookingHistoriesTable.by,
-        data: bookingHistoriesTable.data,
-      })
-      .from(bookingHistoriesTable)
-      .where(inArray(bookingHistoriesTable.bookingId, ids))
-      .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id)),
-    q
-      .select()
-      .from(paymentsTable)
-      .where(inArray(paymentsTable.bookingId, ids))
-      .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id))
-      .then((rows) => rows.map(toPaymentRecord)),
+    st.histories.execute({ ids }),
+    st.payments.execute({ ids }).then((rows) => rows.map(toPaymentRecord)),
   ])
   return { histories: groupBy(histories), payments: groupBy(payments) }
 }
@@ -92,7 +193,7 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
       )}))`,
     )
   if (f.assetType !== undefined) bookingConditions.push(eq(bookingsTable.assetKind, f.assetType))
-  const order = [asc(bookingSlotsTable.startAt), asc(bookingSlotsTable.bookingId), asc(bookingSlotsTable.occurrenceIndex)]
+  const order = SLOT_ORDER
 
   let pairs: Array<{ booking: BookingRow; slot: SlotRow }>
   let total: number
@@ -100,16 +201,23 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
   if (bookingConditions.length === 0) {
     // Every filter is on the slot (every slot has its booking, by foreign key): count and page
     // the slots alone, then fetch only the page's bookings instead of joining the whole window.
-    const where = and(...slotConditions)
+    const st = statements(q)
+    const withStatuses = f.statuses !== undefined && f.statuses.length > 0
+    const manyProjects = f.projectIds.length > 1
+    const shaped = st.windows[(manyProjects ? 2 : 0) + (withStatuses ? 1 : 0)]!
+    const window = {
+      ...(manyProjects ? { projectIds: [...f.projectIds] } : { projectId: f.projectIds[0]! }),
+      from: new Date(f.from).toISOString(),
+      to: new Date(f.to).toISOString(),
+      ...(withStatuses ? { statuses: [...f.statuses!] } : {}),
+    }
     const [[count], slots] = await Promise.all([
-      q.select({ n: sql<number>`count(*)::int` }).from(bookingSlotsTable).where(where),
-      f.limit === 0
-        ? Promise.resolve([] as SlotRow[])
-        : q.select().from(bookingSlotsTable).where(where).orderBy(...order).limit(f.limit).offset(f.offset),
+      shaped.count.execute(window),
+      f.limit === 0 ? Promise.resolve([] as SlotRow[]) : shaped.page.execute({ ...window, limit: f.limit, offset: f.offset }),
     ])
     const ids = [...new Set(slots.map((slot) => slot.bookingId))]
     const [bookings, recs] = await Promise.all([
-      ids.length === 0 ? Promise.resolve([] as BookingRow[]) : q.select().from(bookingsTable).where(inArray(bookingsTable.id, ids)),
+      ids.length === 0 ? Promise.resolve([] as BookingRow[]) : st.bookings.execute({ ids }),
       recordsOf(q, ids),
     ])
     const byId = new Map(bookings.map((b) => [b.id, b]))
@@ -157,11 +265,8 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
 }
 
 const get = async (q: Queryable, id: string) => {
-  const [[row], slots, recs] = await Promise.all([
-    q.select().from(bookingsTable).where(eq(bookingsTable.id, id)),
-    q.select().from(bookingSlotsTable).where(eq(bookingSlotsTable.bookingId, id)).orderBy(asc(bookingSlotsTable.occurrenceIndex)),
-    recordsOf(q, [id]),
-  ])
+  const st = statements(q)
+  const [[row], slots, recs] = await Promise.all([st.booking.execute({ id }), st.slots.execute({ id }), recordsOf(q, [id])])
   if (row === undefined) return Option.none()
   return Option.some({
     stored: { row, slots },
