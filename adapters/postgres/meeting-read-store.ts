@@ -43,13 +43,6 @@ const paymentsOf = (q: Queryable) =>
     .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id))
     .prepare("meetings_payments")
 
-const bookingsOf = (q: Queryable) =>
-  q
-    .select()
-    .from(bookingsTable)
-    .where(sql`${bookingsTable.id} = any(${sql.placeholder("ids")})`)
-    .prepare("meetings_bookings")
-
 /**
  * The window over the slots alone: projects, [from, to), optionally statuses. One project is
  * `project_id = $1`, not `= any($1)`: only the equality lets the planner read the page from
@@ -81,15 +74,40 @@ const slotCount = (q: Queryable, w: WindowShape) =>
     .where(slotWindow(w))
     .prepare(`meetings_count_${shapeName(w)}`)
 
-const slotPage = (q: Queryable, w: WindowShape) =>
-  q
-    .select()
+/**
+ * The page with what its Meetings show, in one statement: the window's slot ids first (index
+ * order, stops after the page), then per row its slot, its booking, its histories as one JSON
+ * array, and whether it has payments (bookings mostly have none: those are read after, only
+ * for the bookings that have any).
+ */
+const slotPage = (q: Queryable, w: WindowShape) => {
+  const page = q
+    .select({ id: sql<string>`${bookingSlotsTable.id}`.as("page_slot_id") })
     .from(bookingSlotsTable)
     .where(slotWindow(w))
     .orderBy(...SLOT_ORDER)
     .limit(sql.placeholder("limit"))
     .offset(sql.placeholder("offset"))
+    .as("page")
+  return q
+    .select({
+      slot: bookingSlotsTable,
+      booking: bookingsTable,
+      histories: sql<string>`(select coalesce(json_agg(json_build_object('action', h.action, 'at', h.at, 'by', h.by, 'data', h.data) order by h.at, h.id), '[]')::text from ${bookingHistoriesTable} h where h.booking_id = ${bookingsTable.id})`,
+      hasPayments: sql<number>`(exists (select 1 from ${paymentsTable} p where p.booking_id = ${bookingsTable.id}))::int`.mapWith(Number),
+    })
+    .from(page)
+    .innerJoin(bookingSlotsTable, eq(bookingSlotsTable.id, page.id))
+    .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
+    .orderBy(...SLOT_ORDER)
     .prepare(`meetings_page_${shapeName(w)}`)
+}
+
+/** Histories as the page statement aggregates them (JSON: `at` as an ISO 8601 string). */
+const parseHistories = (json: string): HistoryRecord[] =>
+  (JSON.parse(json) as Array<{ action: string; at: string; by: string | null; data: Record<string, unknown> | null }>).map(
+    (h) => ({ action: h.action, at: new Date(h.at), by: h.by, data: h.data }),
+  )
 
 const windowOf = (q: Queryable, w: WindowShape) => ({ count: slotCount(q, w), page: slotPage(q, w) })
 
@@ -112,7 +130,6 @@ const bookingOf = (q: Queryable) =>
 const statementsOf = (q: Queryable) => ({
   histories: historiesOf(q),
   payments: paymentsOf(q),
-  bookings: bookingsOf(q),
   // Indexed by manyProjects * 2 + withStatuses.
   windows: [
     windowOf(q, { manyProjects: false, withStatuses: false }),
@@ -159,8 +176,10 @@ const EMPTY: ReadonlyArray<never> = []
 
 /**
  * One row per occupied interval overlapping [from, to): a single booking once, a series once
- * per occurrence (spec Meetings rule 7). Two round trips: the page (with its total), then the
- * page's bookings, histories and payments together.
+ * per occurrence (spec Meetings rule 7). With filters on the slot only (the usual listing): one
+ * round trip, the total and the page with its bookings and histories side by side (payments
+ * after, for the bookings that have any). Other filters: the page (with its total), then the
+ * page's histories and payments together.
  */
 const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingListRow[]; total: number }> => {
   if (f.projectIds.length === 0) return { rows: [], total: 0 }
@@ -211,22 +230,19 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
       to: new Date(f.to).toISOString(),
       ...(withStatuses ? { statuses: [...f.statuses!] } : {}),
     }
-    const [[count], slots] = await Promise.all([
+    const [[count], page] = await Promise.all([
       shaped.count.execute(window),
-      f.limit === 0 ? Promise.resolve([] as SlotRow[]) : shaped.page.execute({ ...window, limit: f.limit, offset: f.offset }),
+      f.limit === 0 ? Promise.resolve([]) : shaped.page.execute({ ...window, limit: f.limit, offset: f.offset }),
     ])
-    const ids = [...new Set(slots.map((slot) => slot.bookingId))]
-    const [bookings, recs] = await Promise.all([
-      ids.length === 0 ? Promise.resolve([] as BookingRow[]) : st.bookings.execute({ ids }),
-      recordsOf(q, ids),
-    ])
-    const byId = new Map(bookings.map((b) => [b.id, b]))
-    pairs = slots.flatMap((slot) => {
-      const booking = byId.get(slot.bookingId)
-      return booking === undefined ? [] : [{ booking, slot }]
-    })
+    const paying = [...new Set(page.filter((r) => r.hasPayments === 1).map((r) => r.booking.id))]
+    const payments =
+      paying.length === 0 ? new Map<string, PaymentRecord[]>() : groupBy((await st.payments.execute({ ids: paying })).map(toPaymentRecord))
+    // Rows of one series share its histories: parsed once per booking.
+    const histories = new Map<string, HistoryRecord[]>()
+    for (const r of page) if (!histories.has(r.booking.id)) histories.set(r.booking.id, parseHistories(r.histories))
+    pairs = page.map(({ booking, slot }) => ({ booking, slot }))
     total = Number(count?.n ?? 0)
-    records = recs
+    records = { histories, payments }
   } else {
     const where = and(...slotConditions, ...bookingConditions)
     const [[count], rows] = await Promise.all([
