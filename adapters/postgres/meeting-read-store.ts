@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, lt, or, sql, type SQL } from "drizzle-orm"
 import { Effect, Layer, Option } from "effect"
-import type { HistoryRecord, PaymentRecord } from "../../core/booking/meeting-records.ts"
+import type { HistoryRecord, MeetingRecord, PaymentRecord, SlotRecord } from "../../core/booking/meeting-records.ts"
 import { MeetingReadStore, type MeetingFilter, type MeetingListRow } from "../../core/ports/meeting-read-store.ts"
 import type { Queryable } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
@@ -74,6 +74,38 @@ const slotCount = (q: Queryable, w: WindowShape) =>
     .where(slotWindow(w))
     .prepare(`meetings_count_${shapeName(w)}`)
 
+// What a Meeting shows of its booking and slot (MeetingRecord, SlotRecord): the page reads
+// these columns only, not the booking's 29 (row decoding was the top of the listing's profile).
+const BOOKING_SHOWN = {
+  id: bookingsTable.id,
+  projectId: bookingsTable.projectId,
+  assetKind: bookingsTable.assetKind,
+  assetId: bookingsTable.assetId,
+  title: bookingsTable.title,
+  body: bookingsTable.body,
+  timePeriod: bookingsTable.timePeriod,
+  organizer: bookingsTable.organizer,
+  organizerUserId: bookingsTable.organizerUserId,
+  attendees: bookingsTable.attendees,
+  estimatedAttendance: bookingsTable.estimatedAttendance,
+  pinCode: bookingsTable.pinCode,
+  rrule: bookingsTable.rrule,
+  anchorStartAt: bookingsTable.anchorStartAt,
+  anchorEndAt: bookingsTable.anchorEndAt,
+  createdByAppId: bookingsTable.createdByAppId,
+  createdAt: bookingsTable.createdAt,
+  updatedAt: bookingsTable.updatedAt,
+}
+const SLOT_SHOWN = {
+  bookingId: bookingSlotsTable.bookingId,
+  startAt: bookingSlotsTable.startAt,
+  endAt: bookingSlotsTable.endAt,
+  status: bookingSlotsTable.status,
+  checkIns: bookingSlotsTable.checkIns,
+  checkOutAt: bookingSlotsTable.checkOutAt,
+  updatedAt: bookingSlotsTable.updatedAt,
+}
+
 /**
  * The page with what its Meetings show, in one statement: the window's slot ids first (index
  * order, stops after the page), then per row its slot, its booking, its histories as one JSON
@@ -91,8 +123,8 @@ const slotPage = (q: Queryable, w: WindowShape) => {
     .as("page")
   return q
     .select({
-      slot: bookingSlotsTable,
-      booking: bookingsTable,
+      slot: SLOT_SHOWN,
+      booking: BOOKING_SHOWN,
       histories: sql<string>`(select coalesce(json_agg(json_build_object('action', h.action, 'at', h.at, 'by', h.by, 'data', h.data) order by h.at, h.id), '[]')::text from ${bookingHistoriesTable} h where h.booking_id = ${bookingsTable.id})`,
       hasPayments: sql<number>`(exists (select 1 from ${paymentsTable} p where p.booking_id = ${bookingsTable.id}))::int`.mapWith(Number),
     })
@@ -214,7 +246,7 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
   if (f.assetType !== undefined) bookingConditions.push(eq(bookingsTable.assetKind, f.assetType))
   const order = SLOT_ORDER
 
-  let pairs: Array<{ booking: BookingRow; slot: SlotRow }>
+  let pairs: Array<{ booking: MeetingRecord; slot: SlotRecord }>
   let total: number
   let records: Awaited<ReturnType<typeof recordsOf>>
   if (bookingConditions.length === 0) {
