@@ -291,48 +291,19 @@ export const AssetStorePostgres = Layer.effect(
     const read = <A>(f: (q: Queryable) => Promise<A>) => provideDb(readDb(f))
 
     /**
-     * Free rooms or desks per (kind, project, window), kept with the database snapshot they
-     * were read under and reused only while a sync made after the request arrived reads the
-     * same snapshot: nothing committed anywhere in between, so the set is exactly what the
-     * statement would return again. Any booking, on any process, changes the snapshot; a
-     * repeated search between commits costs no availability statement. Concurrent misses on
-     * one key and snapshot share one statement.
+     * Free rooms or desks per (kind, project, window), kept by database snapshot (see
+     * `SnapshotMemo`): a repeated search between commits costs no availability statement.
      */
-    const FREE_MAX = 16
-    const freeSets = new Map<string, { readonly snapshot: string; readonly free: Promise<ReadonlySet<string>> }>()
+    const freeSets = caches.bySnapshot<ReadonlySet<string>>("free-assets", 16)
     const freeIds = (kind: AssetKind, projectId: string, start: number, end: number) =>
       Effect.gen(function* () {
         // Inside a transaction the statement sees that transaction's own writes and snapshot:
-        // never from the cache, never into it.
+        // never from the memo, never into it.
         if ((yield* CurrentTx) !== undefined) return yield* read((q) => freeAssets(q, kind, projectId, start, end))
-        // Its own sync (shared with concurrent callers), so callers that did not come through
-        // the bearer's sync (use cases run directly) never see an older snapshot than theirs.
-        yield* Effect.promise(() => caches.sync())
-        const snapshot = caches.snapshot()
-        const key = `${kind}:${projectId}:${start}:${end}`
-        const held = freeSets.get(key)
-        if (snapshot !== undefined && held !== undefined && held.snapshot === snapshot) {
-          // Most recently used last: the Map's first key is the one to evict.
-          freeSets.delete(key)
-          freeSets.set(key, held)
-          return yield* Effect.promise(() => held.free)
-        }
         const ctx = yield* Effect.context<never>()
-        const free = Effect.runPromiseWith(ctx)(read((q) => freeAssets(q, kind, projectId, start, end)))
-        // Kept only under the newest snapshot: an entry of an older one can never be valid again,
-        // so the map holds one snapshot's sets at a time (bounded by FREE_MAX windows).
-        if (snapshot !== undefined && snapshot === caches.snapshot()) {
-          const entry = { snapshot, free }
-          if (freeSets.values().next().value?.snapshot !== snapshot) freeSets.clear()
-          freeSets.delete(key)
-          freeSets.set(key, entry)
-          if (freeSets.size > FREE_MAX) freeSets.delete(freeSets.keys().next().value!)
-          // A failed read is not kept.
-          free.catch(() => {
-            if (freeSets.get(key) === entry) freeSets.delete(key)
-          })
-        }
-        return yield* Effect.promise(() => free)
+        return yield* Effect.promise(() =>
+          freeSets.get(`${kind}:${projectId}:${start}:${end}`, () => Effect.runPromiseWith(ctx)(read((q) => freeAssets(q, kind, projectId, start, end)))),
+        )
       })
     /**
      * The listing order filtered to a free set, with no other filter: derived once per (free

@@ -6,7 +6,8 @@ import type { Queryable } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 import { toPaymentRecord } from "./payment-store.ts"
 import { paymentsTable } from "./tables/payments.ts"
-import { read, SqlDatabase } from "./unit-of-work.ts"
+import { EpochCaches } from "./cache-epoch.ts"
+import { CurrentTx, read, SqlDatabase } from "./unit-of-work.ts"
 
 type BookingRow = typeof bookingsTable.$inferSelect
 type SlotRow = typeof bookingSlotsTable.$inferSelect
@@ -328,10 +329,20 @@ export const MeetingReadStorePostgres = Layer.effect(
   MeetingReadStore,
   Effect.gen(function* () {
     const db = yield* SqlDatabase
+    const caches = yield* EpochCaches
     const provideDb = Effect.provideService(SqlDatabase, db)
+    // A listing repeated between commits (a dashboard's poll, a building's screens) is answered
+    // from the memo: the same rows, exactly, as the statements would return (SnapshotMemo).
+    const pages = caches.bySnapshot<{ rows: MeetingListRow[]; total: number }>("meeting-pages", 32)
+    const listNow = (filter: MeetingFilter) => provideDb(read((q) => list(q, filter)))
     return MeetingReadStore.of({
       get: (id) => provideDb(read((q) => get(q, id))),
-      list: (filter) => provideDb(read((q) => list(q, filter))),
+      list: (filter) =>
+        Effect.gen(function* () {
+          // Inside a transaction: its own snapshot and writes, never the memo.
+          if ((yield* CurrentTx) !== undefined) return yield* listNow(filter)
+          return yield* Effect.promise(() => pages.get(JSON.stringify(filter), () => Effect.runPromise(listNow(filter))))
+        }),
     })
   }),
 )

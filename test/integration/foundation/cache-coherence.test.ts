@@ -80,6 +80,24 @@ describe("caches across processes on one PostgreSQL database", () => {
     expect(await roomIds()).toContain(orchid)
   })
 
+  it("a meeting booked or cancelled on one process is in the other's GET /meetings at once", async () => {
+    const project = (await a.applyManifest(bookingManifest())).projects.hq.id as string
+    const window = `projectId=${project}&from=${encodeURIComponent(at(3, "00:00"))}&to=${encodeURIComponent(at(4, "00:00"))}`
+    const listed = async () => (await onB("GET", `/meetings?${window}`)).body
+    // Warm B's listing of the day (twice: the second answer is the reused one).
+    const before = await listed()
+    expect((await listed()).meta.total).toBe(before.meta.total)
+    const made = await a.request("POST", "/meetings", { token, body: { meetingRoomId: orchid, title: "listed on B", startDateTime: at(3, "10:00"), endDateTime: at(3, "11:00") } })
+    expect(made.status).toBe(201)
+    const after = await listed()
+    expect(after.meta.total).toBe(before.meta.total + 1)
+    expect(after.data.map((m: any) => m._id)).toContain(made.body.data._id)
+    // Cancelled on A: B's next page shows the new status, not the kept one.
+    expect((await a.request("POST", `/meetings/${made.body.data._id}/cancel`, { token, body: {} })).status).toBeLessThan(300)
+    const cancelled = (await listed()).data.find((m: any) => m._id === made.body.data._id)
+    expect(cancelled?.status ?? "gone").not.toBe(made.body.data.status)
+  })
+
   it("an access token revoked by another process is refused at once", async () => {
     expect((await onB("GET", "/meetings")).status).not.toBe(401)
     await sql`update tokens set revoked_at = now() where kind = 'access'`
