@@ -127,7 +127,44 @@ export const wallClock = (instant: number, timeZone: string): WallClock => {
   return computed
 }
 
+// A zone's offset changes only at its transitions. formatToParts was ~6% of a create's CPU
+// (each random slot is a new instant): keep the offset of every whole UTC hour that has no
+// transition inside it (its first and last millisecond agree) and derive the wall clock by
+// arithmetic. Hours with a transition, and instants outside 1900-2199, still ask Intl.
+const OFFSET_CACHE_MAX = 4096
+const hourOffsets = new Map<string, number>()
+const MS_PER_HOUR = 3_600_000
+const FAST_FROM = Date.UTC(1900, 0, 1)
+const FAST_UNTIL = Date.UTC(2200, 0, 1)
+
+const intlOffsetMs = (instant: number, timeZone: string): number => {
+  const w = intlWallClock(instant, timeZone)
+  return utcMs(w.year, w.month, w.day, w.hour * 3600 + w.minute * 60 + w.second) - Math.floor(instant / 1000) * 1000
+}
+
 const computeWallClock = (instant: number, timeZone: string): WallClock => {
+  if (instant < FAST_FROM || instant >= FAST_UNTIL) return intlWallClock(instant, timeZone)
+  const hourStart = Math.floor(instant / MS_PER_HOUR) * MS_PER_HOUR
+  const key = `${hourStart}|${timeZone}`
+  let offset = hourOffsets.get(key)
+  if (offset === undefined) {
+    offset = intlOffsetMs(hourStart, timeZone)
+    if (intlOffsetMs(hourStart + MS_PER_HOUR - 1, timeZone) !== offset) return intlWallClock(instant, timeZone)
+    if (hourOffsets.size >= OFFSET_CACHE_MAX) hourOffsets.clear()
+    hourOffsets.set(key, offset)
+  }
+  const local = new Date(Math.floor(instant / 1000) * 1000 + offset)
+  const date = { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() }
+  return {
+    ...date,
+    hour: local.getUTCHours(),
+    minute: local.getUTCMinutes(),
+    second: local.getUTCSeconds(),
+    weekday: weekdayOf(date),
+  }
+}
+
+const intlWallClock = (instant: number, timeZone: string): WallClock => {
   const parts: Record<string, number> = {}
   for (const part of formatterFor(timeZone).formatToParts(new Date(instant))) {
     if (part.type !== "literal") parts[part.type] = Number(part.value)
