@@ -128,12 +128,12 @@ export const wallClock = (instant: number, timeZone: string): WallClock => {
 }
 
 // A zone's offset changes only at its transitions. formatToParts was ~6% of a create's CPU
-// (each random slot is a new instant): keep the offset of every whole UTC hour that has no
-// transition inside it (its first and last millisecond agree) and derive the wall clock by
-// arithmetic. Hours with a transition, and instants outside 1900-2199, still ask Intl.
+// (each random slot is a new instant): keep the offset of every UTC day that has no
+// transition inside it (its first and last millisecond agree; no zone changes twice in a day)
+// and derive the wall clock by arithmetic. Days with a transition, and instants outside
+// 1900-2199, still ask Intl.
 const OFFSET_CACHE_MAX = 4096
-const hourOffsets = new Map<string, number>()
-const MS_PER_HOUR = 3_600_000
+const dayOffsets = new Map<string, number>()
 const FAST_FROM = Date.UTC(1900, 0, 1)
 const FAST_UNTIL = Date.UTC(2200, 0, 1)
 
@@ -144,14 +144,14 @@ const intlOffsetMs = (instant: number, timeZone: string): number => {
 
 const computeWallClock = (instant: number, timeZone: string): WallClock => {
   if (instant < FAST_FROM || instant >= FAST_UNTIL) return intlWallClock(instant, timeZone)
-  const hourStart = Math.floor(instant / MS_PER_HOUR) * MS_PER_HOUR
-  const key = `${hourStart}|${timeZone}`
-  let offset = hourOffsets.get(key)
+  const dayStart = Math.floor(instant / MS_PER_DAY) * MS_PER_DAY
+  const key = `${dayStart}|${timeZone}`
+  let offset = dayOffsets.get(key)
   if (offset === undefined) {
-    offset = intlOffsetMs(hourStart, timeZone)
-    if (intlOffsetMs(hourStart + MS_PER_HOUR - 1, timeZone) !== offset) return intlWallClock(instant, timeZone)
-    if (hourOffsets.size >= OFFSET_CACHE_MAX) hourOffsets.clear()
-    hourOffsets.set(key, offset)
+    offset = intlOffsetMs(dayStart, timeZone)
+    if (intlOffsetMs(dayStart + MS_PER_DAY - 1, timeZone) !== offset) return intlWallClock(instant, timeZone)
+    if (dayOffsets.size >= OFFSET_CACHE_MAX) dayOffsets.clear()
+    dayOffsets.set(key, offset)
   }
   const local = new Date(Math.floor(instant / 1000) * 1000 + offset)
   const date = { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() }
