@@ -2,7 +2,10 @@ import { Effect, Layer, Option } from "effect"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import { newBookingRecord, type BookingRecord, type HistoryRecord, type SlotRecord, type StoredBooking } from "../../core/booking/meeting.ts"
 import { isLive, type BookingStatus } from "../../core/booking/state.ts"
-import type { HistoryEntry } from "../../core/booking/transitions.ts"
+import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.ts"
+import type { BookingExtras } from "../../core/booking/meeting.ts"
+import type { Occurrence } from "../../core/booking/recurrence.ts"
+import type { LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
 import { BookingStore } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
@@ -10,7 +13,7 @@ import { TickStore } from "../../core/ports/tick-store.ts"
 import * as Interval from "../../core/shared/interval.ts"
 import { ASSETS_TABLE, emptyAssetTables, SLOTS_TABLE, type AssetTables, type MemorySlot } from "./asset-store.ts"
 import { MEETINGS_TABLE, type MeetingsTable } from "./meeting-read-store.ts"
-import { MemoryDb, requireTx, type MemoryDbShape } from "./memory-db.ts"
+import { MemoryDb, memoryTransaction, requireTx, type MemoryDbShape } from "./memory-db.ts"
 
 /** A booking event as the memory profile records it (the outbox of the PostgreSQL profile). */
 export interface MemoryBookingEvent {
@@ -98,6 +101,43 @@ export const BookingStoreMemory = Layer.effect(
         histories: new Map(t.histories).set(h.bookingId, [...(t.histories.get(h.bookingId) ?? []), h]),
       }))
 
+    const insert = (
+      created: Transitioned,
+      occurrences: ReadonlyArray<Occurrence>,
+      extras: BookingExtras,
+      schedule: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
+    ) =>
+      Effect.gen(function* () {
+        yield* requireTx("BookingStore.insert")
+        const b = created.booking
+        if (isLive(b.status) && overlapsLive(b.assetId, occurrences, new Set()))
+          return yield* new SlotTaken({ assetId: b.assetId })
+        const row = newBookingRecord(b, extras)
+        const { createdAt, updatedAt } = row
+        const slots: SlotRecord[] = occurrences.map((o) => ({
+          id: ids.newId(),
+          bookingId: b.id,
+          projectId: b.projectId,
+          assetId: b.assetId,
+          occurrenceIndex: o.index,
+          startAt: new Date(o.start),
+          endAt: new Date(o.end),
+          status: b.status,
+          checkIns: [],
+          checkOutAt: null,
+          createdAt,
+          updatedAt,
+        }))
+        const stored: StoredBooking = { row, slots }
+        const h = history(b.id, created.history, undefined)
+        tables.update((t) => ({ ...t, bookings: new Map(t.bookings).set(b.id, stored) }))
+        addHistory(h)
+        mirror(stored)
+        record({ bookingId: b.id, projectId: b.projectId }, created.events)
+        if (schedule !== undefined) yield* ticks.replace(b.id, schedule.snapshots, schedule.now, [])
+        return { ...stored, histories: [h] }
+      })
+
     return BookingStore.of({
       load: (id) => Effect.sync(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),
       lockForTick: (id) =>
@@ -114,37 +154,9 @@ export const BookingStoreMemory = Layer.effect(
         requireTx("BookingStore.loadForUpdate").pipe(
           Effect.map(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),
         ),
-      insert: (created, occurrences, extras, schedule) =>
-        Effect.gen(function* () {
-          yield* requireTx("BookingStore.insert")
-          const b = created.booking
-          if (isLive(b.status) && overlapsLive(b.assetId, occurrences, new Set()))
-            return yield* new SlotTaken({ assetId: b.assetId })
-          const row = newBookingRecord(b, extras)
-          const { createdAt, updatedAt } = row
-          const slots: SlotRecord[] = occurrences.map((o) => ({
-            id: ids.newId(),
-            bookingId: b.id,
-            projectId: b.projectId,
-            assetId: b.assetId,
-            occurrenceIndex: o.index,
-            startAt: new Date(o.start),
-            endAt: new Date(o.end),
-            status: b.status,
-            checkIns: [],
-            checkOutAt: null,
-            createdAt,
-            updatedAt,
-          }))
-          const stored: StoredBooking = { row, slots }
-          const h = history(b.id, created.history, undefined)
-          tables.update((t) => ({ ...t, bookings: new Map(t.bookings).set(b.id, stored) }))
-          addHistory(h)
-          mirror(stored)
-          record({ bookingId: b.id, projectId: b.projectId }, created.events)
-          if (schedule !== undefined) yield* ticks.replace(b.id, schedule.snapshots, schedule.now, [])
-          return { ...stored, histories: [h] }
-        }),
+      insert: (created, occurrences, extras, schedule) => insert(created, occurrences, extras, schedule),
+      insertAlone: (created, occurrences, extras, schedule) =>
+        memoryTransaction(db, insert(created, occurrences, extras, schedule)),
       saveTransition: (stored, slot, result, options) =>
         Effect.gen(function* () {
           yield* requireTx("BookingStore.saveTransition")

@@ -49,25 +49,38 @@ export const requireTx = (name: string): Effect.Effect<void> =>
     if (!(yield* InMemoryTx)) return yield* Effect.die(new Error(`${name} outside a transaction`))
   })
 
+const locks = new WeakMap<MemoryDbShape, Semaphore.Semaphore>()
+
+/**
+ * Runs `self` as one unit of work of `db` (joins an enclosing one): units of work of one
+ * database run one at a time (one lock per database, shared by UnitOfWorkMemory and stores
+ * whose writes are atomic on their own); a failure or defect restores the tables as they were.
+ */
+export const memoryTransaction = <A, E, R>(db: MemoryDbShape, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.gen(function* () {
+    if (yield* InMemoryTx) return yield* self
+    let lock = locks.get(db)
+    if (lock === undefined) {
+      lock = Semaphore.makeUnsafe(1)
+      locks.set(db, lock)
+    }
+    return yield* lock.withPermits(1)(
+      Effect.gen(function* () {
+        const before = db.snapshot()
+        const exit = yield* Effect.exit(Effect.provideService(self, InMemoryTx, true))
+        if (Exit.isFailure(exit)) db.restore(before)
+        return yield* exit
+      }),
+    )
+  })
+
 /** Units of work run one at a time; a failure or defect restores the tables as they were. */
 export const UnitOfWorkMemory = Layer.effect(
   UnitOfWork,
   Effect.gen(function* () {
     const db = yield* MemoryDb
-    const lock = yield* Semaphore.make(1)
     return UnitOfWork.of({
-      transaction: <A, E, R>(self: Effect.Effect<A, E, R>) =>
-        Effect.gen(function* () {
-          if (yield* InMemoryTx) return yield* self
-          return yield* lock.withPermits(1)(
-            Effect.gen(function* () {
-              const before = db.snapshot()
-              const exit = yield* Effect.exit(Effect.provideService(self, InMemoryTx, true))
-              if (Exit.isFailure(exit)) db.restore(before)
-              return yield* exit
-            }),
-          )
-        }),
+      transaction: <A, E, R>(self: Effect.Effect<A, E, R>) => memoryTransaction(db, self),
     })
   }),
 )

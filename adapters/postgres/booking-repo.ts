@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm"
 import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.ts"
 import { newBookingRecord, type BookingExtras, type StoredBooking } from "../../core/booking/meeting.ts"
-import { LIVE_STATUSES } from "../../core/booking/state.ts"
+import { LIVE_STATUSES, type Booking } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
 import {
@@ -49,7 +49,7 @@ const slotError = (e: unknown, assetId: string): unknown => {
   return code === PG_EXCLUSION_VIOLATION || code === PG_DEADLOCK_DETECTED ? new SlotTaken({ assetId }) : e
 }
 
-const historyValues = (
+export const historyValues = (
   newId: () => string,
   bookingId: string,
   history: HistoryEntry,
@@ -64,6 +64,23 @@ const historyValues = (
   // The service clock's instant of the change (never the database's clock).
   createdAt: new Date(history.at),
 })
+
+/** The slot rows of a new booking, one per occurrence (every column: no default left to the database). */
+export const newSlotRecords = (newId: () => string, b: Booking, occurrences: ReadonlyArray<Occurrence>): SlotRow[] =>
+  occurrences.map((o) => ({
+    id: newId(),
+    bookingId: b.id,
+    projectId: b.projectId,
+    assetId: b.assetId,
+    occurrenceIndex: o.index,
+    startAt: new Date(o.start),
+    endAt: new Date(o.end),
+    status: b.status,
+    checkIns: [],
+    checkOutAt: null,
+    createdAt: new Date(b.createdAt),
+    updatedAt: new Date(b.updatedAt),
+  }))
 
 /**
  * Inserts a new booking, its slots, the create history and its events. The slot insert is
@@ -83,23 +100,7 @@ export const insertBooking = async (
     .insert(bookingsTable)
     .values(newBookingRecord(b, extras))
     .returning()
-  const slotInsert = tx
-      .insert(bookingSlotsTable)
-      .values(
-        occurrences.map((o) => ({
-          id: newId(),
-          bookingId: b.id,
-          projectId: b.projectId,
-          assetId: b.assetId,
-          occurrenceIndex: o.index,
-          startAt: new Date(o.start),
-          endAt: new Date(o.end),
-          status: b.status,
-          createdAt: new Date(b.createdAt),
-          updatedAt: new Date(b.updatedAt),
-        })),
-      )
-      .returning()
+  const slotInsert = tx.insert(bookingSlotsTable).values(newSlotRecords(newId, b, occurrences)).returning()
   const historyInsert = tx.insert(bookingHistoriesTable).values(historyValues(newId, b.id, created.history, undefined)).returning()
   const events = outboxInsert(tx, newId, { projectId: b.projectId, bookingId: b.id, assetKind: b.assetKind }, created.events)
   // One round trip: the asset's lock first (writers of one asset queue before the exclusion

@@ -14,7 +14,13 @@ import {
 import { assetConfigRaw, lockBookingForTick } from "./tick-queries.ts"
 import { ticksInsert } from "./tick-store.ts"
 import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION } from "./database.ts"
-import { inTx, read, SqlDatabase, write, type DatabaseError } from "./unit-of-work.ts"
+import { CurrentTx, DatabaseError, inTx, read, SqlDatabase, write } from "./unit-of-work.ts"
+import { insertBookingAlone } from "./booking-create.ts"
+import type { Tx } from "./database.ts"
+import type { BookingExtras, HistoryRecord, StoredBooking } from "../../core/booking/meeting.ts"
+import type { Occurrence } from "../../core/booking/recurrence.ts"
+import type { Transitioned } from "../../core/booking/transitions.ts"
+import type { LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
 
 /**
  * BookingStore over PostgreSQL/PGlite. The SQL is booking-repo.ts's (still shared with the
@@ -41,6 +47,22 @@ export const BookingStorePostgres = Layer.effect(
     const ids = yield* Ids
     const database = yield* SqlDatabase
     const run = <A, E>(self: Effect.Effect<A, E, SqlDatabase>) => Effect.provideService(self, SqlDatabase, database)
+    type Inserted = StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }
+    const insertIn = (
+      tx: Tx,
+      created: Transitioned,
+      occurrences: ReadonlyArray<Occurrence>,
+      extras: BookingExtras,
+      ticks: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
+    ): Promise<Inserted> =>
+      insertBooking(
+        tx,
+        ids.newId,
+        created,
+        occurrences,
+        extras,
+        ticks === undefined ? undefined : ticksInsert(tx, created.booking.id, ticks.snapshots, ticks.now),
+      )
     return BookingStore.of({
       load: (id) => run(read((q) => loadBooking(q, id))).pipe(Effect.map(Option.fromUndefinedOr)),
       lockForTick: (id) =>
@@ -54,18 +76,22 @@ export const BookingStorePostgres = Layer.effect(
           Effect.map(Option.fromUndefinedOr),
         ),
       insert: (created, occurrences, extras, ticks) =>
-        inTx("BookingStore.insert", (tx) =>
-          insertBooking(
-            tx,
-            ids.newId,
-            created,
-            occurrences,
-            extras,
-            ticks === undefined ? undefined : ticksInsert(tx, created.booking.id, ticks.snapshots, ticks.now),
-          ),
-        ).pipe(
+        inTx("BookingStore.insert", (tx) => insertIn(tx, created, occurrences, extras, ticks)).pipe(
           slotWrite(created.booking.assetId),
         ),
+      insertAlone: (created, occurrences, extras, ticks) =>
+        Effect.gen(function* () {
+          const tx = yield* CurrentTx
+          const written = (): Promise<Inserted> =>
+            // Inside a unit of work: its transaction. On PGlite (one in-process connection, no
+            // round trips to save): a transaction of its own, as `insert` sends it.
+            tx !== undefined
+              ? insertIn(tx, created, occurrences, extras, ticks)
+              : database.engine !== "postgres"
+                ? database.db.transaction((t) => insertIn(t, created, occurrences, extras, ticks))
+                : insertBookingAlone(database.db, ids.newId, created, occurrences, extras, ticks)
+          return yield* Effect.tryPromise({ try: written, catch: (cause) => new DatabaseError({ cause }) })
+        }).pipe(slotWrite(created.booking.assetId)),
       saveTransition: (stored, slot, result, options) =>
         inTx("BookingStore.saveTransition", (tx) => saveTransition(tx, ids.newId, stored, slot, result, options)).pipe(
           slotWrite(result.booking.assetId),

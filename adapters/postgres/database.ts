@@ -17,9 +17,10 @@ export interface Database {
   readonly engine: "pglite" | "postgres"
   /**
    * Runs `onNotify` when work for the channel may have been committed: by this process (right
-   * after the commit, see wakeAfterCommit; payload "") or by another (NOTIFY with its payload).
+   * after the commit, see wakeAfterCommit; payload "", and `dueAt` when every writer named the
+   * earliest time its work is due) or by another (NOTIFY with its payload, no `dueAt`).
    */
-  readonly listen: (channel: string, onNotify: (payload: string) => void) => Promise<() => Promise<void>>
+  readonly listen: (channel: string, onNotify: (payload: string, dueAt?: number) => void) => Promise<() => Promise<void>>
   readonly close: () => Promise<void>
 }
 
@@ -27,27 +28,38 @@ export interface Database {
  * Wake-ups after commit, not NOTIFY inside the transaction. A transaction that NOTIFYs takes
  * a cluster-wide lock from its pre-commit until its commit ends, so every booking commit
  * queued behind every other one. Writers now name the channel (wakeAfterCommit); when the
- * transaction commits, this process's listeners run at once, and other processes get one
+ * transaction commits, this process's listeners run, and other processes get one
  * NOTIFY sent on its own, outside any booking transaction, coalesced per channel: while one is
  * in flight, any number of commits add exactly one more, sent after it (so every commit is
  * followed by a NOTIFY that starts after it). A lost NOTIFY costs latency, never work: the
  * workers keep their safety-net timers.
  */
-type Wake = (channels: Iterable<string>) => void
-const pendingWakes = new WeakMap<object, Set<string>>()
+/** Channels woken, each with the earliest due time its writers named (-Infinity: now). */
+type Wake = (channels: ReadonlyMap<string, number>) => void
+const pendingWakes = new WeakMap<object, Map<string, number>>()
 const wakeOf = new WeakMap<object, Wake>()
+const NOW = Number.NEGATIVE_INFINITY
 
-/** Wakes the channel's workers once `q`'s transaction commits (at once outside one). */
-export const wakeAfterCommit = (q: Queryable, channel: string): void => {
+const addWake = (into: Map<string, number>, channel: string, dueAt: number): void => {
+  const had = into.get(channel)
+  into.set(channel, had === undefined ? dueAt : Math.min(had, dueAt))
+}
+
+/**
+ * Wakes the channel's workers once `q`'s transaction commits (at once outside one). `dueAt`
+ * (service clock ms) says the committed work is not due before then, so a worker already
+ * planning to run earlier need not look (the scheduler: a new booking's ticks are in the future).
+ */
+export const wakeAfterCommit = (q: Queryable, channel: string, dueAt: number = NOW): void => {
   const pending = pendingWakes.get(q)
-  if (pending) pending.add(channel)
-  else wakeOf.get(q)?.([channel])
+  if (pending) addWake(pending, channel, dueAt)
+  else wakeOf.get(q)?.(new Map([[channel, dueAt]]))
 }
 
 const withCommitWakes = (db: Db, wake: Wake): Db => {
   const transaction = db.transaction.bind(db)
   const wrapped: Db["transaction"] = async (work, config) => {
-    const channels = new Set<string>()
+    const channels = new Map<string, number>()
     const result = await transaction(async (tx) => {
       pendingWakes.set(tx, channels)
       return work(tx)
@@ -67,9 +79,18 @@ const withCommitWakes = (db: Db, wake: Wake): Db => {
  * in flight, so every commit is still followed by a NOTIFY that starts after it; other
  * processes learn of it within `minIntervalMs` plus a round trip. Before, a create sent one
  * statement per channel (2 round trips) even under load.
+ *
+ * The in-process listeners are coalesced in time too: a channel's listeners run at once when
+ * they last ran `localIntervalMs` ago or more, else once at the end of that interval for every
+ * commit in between (under load, one worker round per few ms instead of one per commit: each
+ * round is a transaction of its own that competes with the creates for the CPU).
  */
-const makeWaker = (notify: ((channels: string[]) => Promise<unknown>) | undefined, minIntervalMs = 10) => {
-  const listeners = new Map<string, Set<() => void>>()
+const makeWaker = (
+  notify: ((channels: string[]) => Promise<unknown>) | undefined,
+  minIntervalMs = 10,
+  localIntervalMs = 4,
+) => {
+  const listeners = new Map<string, Set<(dueAt: number) => void>>()
   const pending = new Set<string>()
   let timer: ReturnType<typeof setTimeout> | undefined
   let inFlight = false
@@ -92,19 +113,47 @@ const makeWaker = (notify: ((channels: string[]) => Promise<unknown>) | undefine
     if (!notify || timer !== undefined || inFlight || pending.size === 0) return
     timer = setTimeout(flush, Math.max(0, lastSent + minIntervalMs - Date.now()))
   }
+
+  // Per channel: when its listeners last ran, and the wake held back until the interval ends.
+  const lastLocal = new Map<string, number>()
+  const heldDue = new Map<string, number>()
+  const localTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  const runLocal = (channel: string, dueAt: number): void => {
+    lastLocal.set(channel, Date.now())
+    for (const f of listeners.get(channel) ?? [])
+      try {
+        f(dueAt)
+      } catch {
+        // A listener's failure is its own; the committed work stays for its next round.
+      }
+  }
+  const wakeLocal = (channel: string, dueAt: number): void => {
+    if (!listeners.get(channel)?.size) return
+    if (localTimers.has(channel)) {
+      addWake(heldDue, channel, dueAt)
+      return
+    }
+    const wait = (lastLocal.get(channel) ?? 0) + localIntervalMs - Date.now()
+    if (wait <= 0) return runLocal(channel, dueAt)
+    heldDue.set(channel, dueAt)
+    localTimers.set(
+      channel,
+      setTimeout(() => {
+        localTimers.delete(channel)
+        const due = heldDue.get(channel) ?? NOW
+        heldDue.delete(channel)
+        runLocal(channel, due)
+      }, wait),
+    )
+  }
   const wake: Wake = (channels) => {
-    for (const channel of channels) {
-      for (const f of listeners.get(channel) ?? [])
-        try {
-          f()
-        } catch {
-          // A listener's failure is its own; the committed work stays for its next round.
-        }
+    for (const [channel, dueAt] of channels) {
+      wakeLocal(channel, dueAt)
       if (notify) pending.add(channel)
     }
     schedule()
   }
-  const addListener = (channel: string, f: () => void) => {
+  const addListener = (channel: string, f: (dueAt: number) => void) => {
     const set = listeners.get(channel) ?? new Set()
     set.add(f)
     listeners.set(channel, set)
@@ -114,9 +163,15 @@ const makeWaker = (notify: ((channels: string[]) => Promise<unknown>) | undefine
     if (timer !== undefined) clearTimeout(timer)
     timer = undefined
     pending.clear()
+    for (const t of localTimers.values()) clearTimeout(t)
+    localTimers.clear()
+    heldDue.clear()
   }
   return { wake, addListener, stop }
 }
+
+/** A local wake's due time as `listen` hands it on (none: due now). */
+const dueOf = (dueAt: number): number | undefined => (dueAt === NOW ? undefined : dueAt)
 
 /** Settings of the embedded database, on its command line (its postgresql.conf is left alone). */
 const PGLITE_SETTINGS = ["shared_buffers=16MB"]
@@ -156,7 +211,7 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
       db,
       engine: "postgres",
       listen: async (channel, onNotify) => {
-        const local = waker.addListener(channel, () => onNotify(""))
+        const local = waker.addListener(channel, (dueAt) => onNotify("", dueOf(dueAt)))
         const sub = await client.listen(channel, (payload) => {
           if (payload !== self) onNotify(payload)
         })
@@ -195,7 +250,7 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
     db,
     engine: "pglite",
     listen: async (channel, onNotify) => {
-      const local = waker.addListener(channel, () => onNotify(""))
+      const local = waker.addListener(channel, (dueAt) => onNotify("", dueOf(dueAt)))
       const unlisten = await pg.listen(channel, (payload) => onNotify(payload))
       return async () => {
         local()

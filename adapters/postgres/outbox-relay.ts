@@ -1,9 +1,9 @@
 import { Result } from "effect"
-import { and, asc, eq, inArray } from "drizzle-orm"
+import { and, asc, eq, inArray, sql } from "drizzle-orm"
 import type { Organizer, Attendee } from "../../core/booking/state.ts"
 import { bookingPayload, type BookingEventContext } from "../../core/events/booking-payloads.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
-import type { Queryable, Tx } from "./database.ts"
+import { execute, type Queryable, type Tx } from "./database.ts"
 import {
   bookingSlotsTable,
   bookingsTable,
@@ -103,7 +103,37 @@ export interface RelayDeps {
   readonly logger: Logger
 }
 
-export const relayOutbox = async (s: RelayDeps, batch = 100): Promise<number> =>
+/**
+ * The relay's first step, one autocommit statement: claims a batch of the queue (SKIP LOCKED),
+ * deletes the events no enabled webhook subscribes to (the slow path below would only drop
+ * them), and says how many it took and how many have a subscriber. Most rounds end here: one
+ * round trip instead of BEGIN, four statements and COMMIT per round.
+ */
+const dropUnsubscribed = async (q: Queryable, batch: number): Promise<{ taken: number; wanted: number }> => {
+  const [row] = await execute<{ taken: number; wanted: number }>(
+    q,
+    sql`with q as (
+          select event_id from webhook_outbox_queue
+          order by created_at, event_id limit ${batch} for update skip locked),
+        e as (
+          select q.event_id, exists (
+            select 1 from webhooks w
+            where w.project_id = o.project_id and w.enabled and w.events @> jsonb_build_array(o.type)
+          ) as wanted
+          from q left join outbox_events o on o.id = q.event_id),
+        d as (delete from webhook_outbox_queue where event_id in (select event_id from e where not wanted))
+        select count(*)::int as taken, (count(*) filter (where wanted))::int as wanted from e`,
+  )
+  return { taken: Number(row?.taken ?? 0), wanted: Number(row?.wanted ?? 0) }
+}
+
+export const relayOutbox = async (s: RelayDeps, batch = 100): Promise<number> => {
+  const first = await dropUnsubscribed(s.database.db, batch)
+  return first.wanted === 0 ? first.taken : relaySubscribed(s, batch)
+}
+
+/** Events with subscribers: their deliveries are built and inserted in one transaction. */
+const relaySubscribed = async (s: RelayDeps, batch: number): Promise<number> =>
   s.database.db.transaction(async (tx) => {
     const q = webhookOutboxQueueTable
     const queued = await tx

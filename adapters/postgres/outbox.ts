@@ -23,22 +23,28 @@ export const outboxInsert = (
   if (events.length === 0) return undefined
   // The webhook relay wakes once the transaction commits.
   wakeAfterCommit(tx, WEBHOOK_CHANNEL)
-  return tx.insert(outboxEventsTable).values(
-    events.map((event) => ({
-      id: newId(),
-      projectId: source.projectId,
-      bookingId: source.bookingId,
-      type: bookingEventType(source.assetKind, event),
-      payload: {
-        event: event as unknown as Record<string, unknown>,
-        ...(source.occurrenceEventId === undefined ? {} : { occurrenceEventId: source.occurrenceEventId }),
-      },
-      occurredAt: new Date(event.at),
-      // The service clock's instant of the event (never the database's clock).
-      createdAt: new Date(event.at),
-    })),
-  )
+  return tx.insert(outboxEventsTable).values(outboxValues(newId, source, events))
 }
+
+/** The outbox rows of `events` (every column). */
+export const outboxValues = (
+  newId: () => string,
+  source: BookingEventSource,
+  events: ReadonlyArray<BookingDomainEvent>,
+): Array<typeof outboxEventsTable.$inferInsert> =>
+  events.map((event) => ({
+    id: newId(),
+    projectId: source.projectId,
+    bookingId: source.bookingId,
+    type: bookingEventType(source.assetKind, event),
+    payload: {
+      event: event as unknown as Record<string, unknown>,
+      ...(source.occurrenceEventId === undefined ? {} : { occurrenceEventId: source.occurrenceEventId }),
+    },
+    occurredAt: new Date(event.at),
+    // The service clock's instant of the event (never the database's clock).
+    createdAt: new Date(event.at),
+  }))
 
 /**
  * Writes domain events to the outbox. Call it with the transaction that makes the change, so

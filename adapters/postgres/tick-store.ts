@@ -121,7 +121,8 @@ export const ticksInsert = (
     ),
     sql`, `,
   )
-  notifyTicks(tx)
+  // The earliest run time among them: a worker already due to look sooner need not wake.
+  notifyTicks(tx, Math.min(...rows.map((t) => t.dueAt)))
   return tx.execute(sql`
     insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)
     values ${values}
@@ -137,7 +138,7 @@ export const dropBookingTicks = async (tx: Queryable, bookingId: string): Promis
 
 // Workers here and in other processes are woken after the commit (database.ts), not by a
 // NOTIFY inside the booking transaction.
-const notifyTicks = (tx: Queryable): void => wakeAfterCommit(tx, TICKS_CHANNEL)
+const notifyTicks = (tx: Queryable, dueAt: number): void => wakeAfterCommit(tx, TICKS_CHANNEL, dueAt)
 
 /** A claimed row. */
 export interface ClaimedTick extends BookingTick {

@@ -324,28 +324,28 @@ export class Bookings extends Context.Service<
             config: asset.meetingConfig,
             occurrenceIndex: o.index,
           }))
-        const saved = yield* uow.transaction(
-          Effect.gen(function* () {
-            if (payable) yield* holdAllowed({ userId: organizer.userId, kind: organizer.userId === p.appId ? "app" : "person" })
-            // A booking that pays later needs its payment's expiry for its ticks; any other
-            // one's ticks go out with its rows.
-            const inserted = yield* store.insert(
-              created,
-              occurrences,
-              {
-                timePeriod: c.when._tag === "Period" ? c.when.period : undefined,
-                // The spec's default channel applies to paid bookings; free ones never pay.
-                paymentChannel: paid ? (c.payment.channel ?? "prompt-pay") : c.payment.channel,
-                discountCode: c.payment.discountCode,
-                frontendRedirectUrl: c.payment.returnUrl,
-                price,
-                createdByAppId: p.appId,
-              },
-              payable ? undefined : { snapshots: snapshotsOf(undefined), now },
-            )
-            // The payment first: its expiresAt is the unpaid-timeout tick's due time.
-            const payment = payable
-              ? yield* openPayment(opening, {
+        const extras = {
+          timePeriod: c.when._tag === "Period" ? c.when.period : undefined,
+          // The spec's default channel applies to paid bookings; free ones never pay.
+          paymentChannel: paid ? (c.payment.channel ?? "prompt-pay") : c.payment.channel,
+          discountCode: c.payment.discountCode,
+          frontendRedirectUrl: c.payment.returnUrl,
+          price,
+          createdByAppId: p.appId,
+        }
+        // A free booking's ticks go out with its rows and nothing else is written: a unit of
+        // work of its own. One that pays later needs its payment's expiry for its ticks.
+        const saved = !payable
+          ? {
+              inserted: yield* store.insertAlone(created, occurrences, extras, { snapshots: snapshotsOf(undefined), now }),
+              payment: undefined,
+            }
+          : yield* uow.transaction(
+              Effect.gen(function* () {
+                yield* holdAllowed({ userId: organizer.userId, kind: organizer.userId === p.appId ? "app" : "person" })
+                const inserted = yield* store.insert(created, occurrences, extras, undefined)
+                // The payment first: its expiresAt is the unpaid-timeout tick's due time.
+                const payment = yield* openPayment(opening, {
                   booking,
                   kind: "create",
                   summary: price,
@@ -357,12 +357,11 @@ export class Bookings extends Context.Service<
                   now,
                   windowSeconds: settings.paymentWindowSeconds,
                 })
-              : undefined
-            // A new booking has no ticks to replace (`only` = []).
-            if (payment !== undefined) yield* ticks.replace(booking.id, snapshotsOf(payment.expiresAt), now, [])
-            return { inserted, payment }
-          }),
-        )
+                // A new booking has no ticks to replace (`only` = []).
+                yield* ticks.replace(booking.id, snapshotsOf(payment.expiresAt), now, [])
+                return { inserted, payment }
+              }),
+            )
         yield* signals.bookingCommitted(booking.id, "create")
         yield* countStatus("none", saved.inserted.row.status)
         // Rendered from what was just written: nothing is read back.

@@ -50,6 +50,17 @@ export class BookingStore extends Context.Service<
       extras: BookingExtras,
       ticks?: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
     ) => Effect.Effect<StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }, SlotTaken>
+    /**
+     * `insert` as a unit of work of its own (joins an enclosing one): for a create that writes
+     * nothing else (a free booking). On PostgreSQL one autocommit statement: no BEGIN and
+     * COMMIT round trips; the same lock, constraint and SlotTaken.
+     */
+    readonly insertAlone: (
+      created: Transitioned,
+      occurrences: ReadonlyArray<Occurrence>,
+      extras: BookingExtras,
+      ticks?: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
+    ) => Effect.Effect<StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }, SlotTaken>
     /** In tx: one occurrence's transition (slot, booking record, history, events); an overlap is SlotTaken. */
     readonly saveTransition: (
       stored: StoredBooking,

@@ -127,7 +127,52 @@ export const wallClock = (instant: number, timeZone: string): WallClock => {
   return computed
 }
 
+// A zone's offset changes only at its transitions, a few times a year. formatToParts was ~6%
+// of a create's CPU (each random slot a new instant) and most of a listing's formatting
+// (hundreds of instants): keep the offset of every UTC day whose start, middle and last
+// millisecond agree (no zone moves and moves back within half a day) and derive wall clocks by
+// arithmetic. Days with a transition, and instants outside 1900-2199, still ask Intl. Bounded:
+// cleared whole when full.
+const OFFSET_CACHE_MAX = 4096
+const dayOffsets = new Map<string, number | null>()
+const FAST_FROM = Date.UTC(1900, 0, 1)
+const FAST_UNTIL = Date.UTC(2200, 0, 1)
+
+const intlOffsetMs = (instant: number, timeZone: string): number => {
+  const w = intlWallClock(instant, timeZone)
+  return utcMs(w.year, w.month, w.day, w.hour * 3600 + w.minute * 60 + w.second) - Math.floor(instant / 1000) * 1000
+}
+
+/** The zone's offset throughout the UTC day of `instant`, or null when it changes that day. */
+const steadyOffset = (instant: number, timeZone: string): number | null => {
+  if (instant < FAST_FROM || instant >= FAST_UNTIL) return null
+  const dayStart = Math.floor(instant / MS_PER_DAY) * MS_PER_DAY
+  const key = `${dayStart}|${timeZone}`
+  const known = dayOffsets.get(key)
+  if (known !== undefined) return known
+  const first = intlOffsetMs(dayStart, timeZone)
+  const steady =
+    intlOffsetMs(dayStart + MS_PER_DAY / 2, timeZone) === first && intlOffsetMs(dayStart + MS_PER_DAY - 1, timeZone) === first
+  if (dayOffsets.size >= OFFSET_CACHE_MAX) dayOffsets.clear()
+  dayOffsets.set(key, steady ? first : null)
+  return steady ? first : null
+}
+
 const computeWallClock = (instant: number, timeZone: string): WallClock => {
+  const offset = steadyOffset(instant, timeZone)
+  if (offset === null) return intlWallClock(instant, timeZone)
+  const local = new Date(Math.floor(instant / 1000) * 1000 + offset)
+  const date = { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() }
+  return {
+    ...date,
+    hour: local.getUTCHours(),
+    minute: local.getUTCMinutes(),
+    second: local.getUTCSeconds(),
+    weekday: weekdayOf(date),
+  }
+}
+
+const intlWallClock = (instant: number, timeZone: string): WallClock => {
   const parts: Record<string, number> = {}
   for (const part of formatterFor(timeZone).formatToParts(new Date(instant))) {
     if (part.type !== "literal") parts[part.type] = Number(part.value)
@@ -166,51 +211,21 @@ export const offsetMsAt = (instant: number, timeZone: string): number => {
   return asUtc - Math.floor(instant / 1000) * 1000
 }
 
-const MS_PER_HOUR = 3_600_000
-// A zone's UTC offset per hour (a listing formats hundreds of instants in a few zones): an hour
-// whose first and last second have the same offset has it throughout (zones never move twice
-// within an hour). Bounded: cleared whole when full.
-const HOUR_OFFSETS_MAX = 8192
-const hourOffsets = new Map<string, Map<number, number | null>>()
-let hourOffsetCount = 0
-
-/** The zone's offset over the whole hour of `instant`, or null when it changes within it. */
-const offsetOfHour = (instant: number, timeZone: string): number | null => {
-  const hour = Math.floor(instant / MS_PER_HOUR)
-  let zone = hourOffsets.get(timeZone)
-  const known = zone?.get(hour)
-  if (known !== undefined) return known
-  const first = offsetMsAt(hour * MS_PER_HOUR, timeZone)
-  const offset = first === offsetMsAt(hour * MS_PER_HOUR + MS_PER_HOUR - 1000, timeZone) ? first : null
-  if (hourOffsetCount >= HOUR_OFFSETS_MAX) {
-    hourOffsets.clear()
-    hourOffsetCount = 0
-    zone = undefined
-  }
-  if (zone === undefined) hourOffsets.set(timeZone, (zone = new Map()))
-  zone.set(hour, offset)
-  hourOffsetCount++
-  return offset
-}
-
 /** ISO 8601 of an instant with the zone's offset at that instant: 2030-01-07T10:00:00+07:00. */
 export const formatOffsetDateTime = (instant: number, timeZone: string): string => {
-  const offset = offsetOfHour(instant, timeZone)
+  const offset = steadyOffset(instant, timeZone)
   if (offset !== null) {
     // The wall clock is the instant (whole seconds, as Intl shows it) moved by the offset.
     const wall = new Date(Math.floor(instant / 1000) * 1000 + offset)
-    const year = wall.getUTCFullYear()
-    if (year >= 1000 && year <= 9999) {
-      const minutes = Math.round(offset / 60_000)
-      const sign = minutes < 0 ? "-" : "+"
-      const abs = Math.abs(minutes)
-      return `${year}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}T${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
-    }
+    const minutes = Math.round(offset / 60_000)
+    const sign = minutes < 0 ? "-" : "+"
+    const abs = Math.abs(minutes)
+    return `${wall.getUTCFullYear()}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}T${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
   }
   return formatOffsetDateTimeByParts(instant, timeZone)
 }
 
-/** The same through Intl's parts of this very instant (an hour with a transition, odd years). */
+/** The same through Intl's parts of this very instant (a day with a transition, years outside 1900-2199). */
 export const formatOffsetDateTimeByParts = (instant: number, timeZone: string): string => {
   const w = wallClock(instant, timeZone)
   const minutes = Math.round(offsetMsAt(instant, timeZone) / 60_000)
