@@ -17,7 +17,7 @@ import { EpochCaches } from "./cache-epoch.ts"
 import type { Queryable } from "./database.ts"
 import { desksTable, projectsTable, roomsTable } from "./schema.ts"
 import { bookingSlotsTable } from "./tables/bookings.ts"
-import { read as readDb, SqlDatabase } from "./unit-of-work.ts"
+import { CurrentTx, read as readDb, SqlDatabase } from "./unit-of-work.ts"
 
 type RoomRow = typeof roomsTable.$inferSelect
 type DeskRow = typeof desksTable.$inferSelect
@@ -228,7 +228,7 @@ const hasExactDeskFilters = (f: DeskFilter) =>
  * statement (an anti join over booking_slots_asset_end_idx, as the listings always did), and
  * only ids travel back; the records come from the cache.
  */
-const freeAssets = async (q: Queryable, kind: AssetKind, projectId: string, start: number, end: number): Promise<Set<string>> => {
+const freeAssets = async (q: Queryable, kind: AssetKind, projectId: string, start: number, end: number): Promise<ReadonlySet<string>> => {
   const table = kind === "room" ? roomsTable : desksTable
   const rows = await q
     .select({ id: table.id })
@@ -289,6 +289,27 @@ export const AssetStorePostgres = Layer.effect(
     }
 
     const read = <A>(f: (q: Queryable) => Promise<A>) => provideDb(readDb(f))
+
+    /**
+     * Free rooms or desks per (kind, project, window), kept by database snapshot (see
+     * `SnapshotMemo`): a repeated search between commits costs no availability statement.
+     */
+    const freeSets = caches.bySnapshot<ReadonlySet<string>>("free-assets", 16)
+    const freeIds = (kind: AssetKind, projectId: string, start: number, end: number) =>
+      Effect.gen(function* () {
+        // Inside a transaction the statement sees that transaction's own writes and snapshot:
+        // never from the memo, never into it.
+        if ((yield* CurrentTx) !== undefined) return yield* read((q) => freeAssets(q, kind, projectId, start, end))
+        const ctx = yield* Effect.context<never>()
+        return yield* Effect.promise(() =>
+          freeSets.get(`${kind}:${projectId}:${start}:${end}`, () => Effect.runPromiseWith(ctx)(read((q) => freeAssets(q, kind, projectId, start, end)))),
+        )
+      })
+    /**
+     * The listing order filtered to a free set, with no other filter: derived once per (free
+     * set, cached assets), so a repeated search does not walk every asset again.
+     */
+    const freeOrdered = new WeakMap<ReadonlySet<string>, { readonly of: ProjectAssets; readonly pattern: string; readonly list: ReadonlyArray<Asset> }>()
 
     const loadProjects = (ids: ReadonlyArray<string>) =>
       Effect.gen(function* () {
@@ -381,9 +402,16 @@ export const AssetStorePostgres = Layer.effect(
           // Every filter but the name is an exact comparison: run it on the cached records, and
           // learn the free rooms in one statement.
           const window = f.freeDuring
-          const free = window ? yield* read((q) => freeAssets(q, "room", f.projectId, window.start, window.end)) : undefined
+          const free = window ? yield* freeIds("room", f.projectId, window.start, window.end) : undefined
           const matches = hasExactRoomFilters(f) ? roomMatches(f) : undefined
           if (matches === undefined && free === undefined) return rooms.ordered
+          if (matches === undefined && free !== undefined) {
+            const held = freeOrdered.get(free)
+            if (held !== undefined && held.of === rooms) return held.list
+            const list = rooms.ordered.filter((a) => free.has(a.id))
+            freeOrdered.set(free, { of: rooms, pattern: "", list })
+            return list
+          }
           return rooms.ordered.filter((a) => (matches === undefined || matches(a)) && (free === undefined || free.has(a.id)))
         }
         // Only ids travel back: the rows are the cached records (a change empties the cache first).
@@ -454,9 +482,9 @@ export const AssetStorePostgres = Layer.effect(
             return { desks: desks.ordered.slice(page.offset, page.offset + page.limit), total: desks.ordered.length }
           // Per group: left out (no window), always free (an empty window), or free when in the
           // window's free set (one statement per distinct window; usually one in all).
-          const freeIn: Array<Set<string> | "all" | undefined> = desks.groups.map(() => (windows._tag === "All" ? "all" : undefined))
+          const freeIn: Array<ReadonlySet<string> | "all" | undefined> = desks.groups.map(() => (windows._tag === "All" ? "all" : undefined))
           if (windows._tag === "FreeIn") {
-            const freeBy = new Map<string, Set<string>>()
+            const freeBy = new Map<string, ReadonlySet<string>>()
             const slot = new Map(desks.groups.map((g, i) => [g, i]))
             for (const w of windows.windows) {
               // By identity; by value when the cache was refilled since deskGroups (a manifest change).
@@ -472,17 +500,29 @@ export const AssetStorePostgres = Layer.effect(
               }
               const key = `${w.start}/${w.end}`
               let free = freeBy.get(key)
-              if (free === undefined) freeBy.set(key, (free = yield* read((q) => freeAssets(q, "desk", projectId, w.start, w.end))))
+              if (free === undefined) freeBy.set(key, (free = yield* freeIds("desk", projectId, w.start, w.end)))
               freeIn[g] = free
             }
           }
-          const selected: Asset[] = []
-          const { ordered, groupOf } = desks
-          for (let i = 0; i < ordered.length; i++) {
-            const a = ordered[i]!
-            const free = freeIn[groupOf[i]!]
-            if (free === undefined || (free !== "all" && !free.has(a.id))) continue
-            if (matches === undefined || matches(a)) selected.push(a)
+          // With one free set and no other filter (the usual case), the selection is kept with
+          // that set: which groups take it, are always free or are left out is its pattern.
+          const sets = new Set(freeIn.filter((x): x is ReadonlySet<string> => x !== undefined && x !== "all"))
+          const only = matches === undefined && sets.size === 1 ? [...sets][0]! : undefined
+          const pattern = only === undefined ? "" : freeIn.map((x) => (x === undefined ? "-" : x === "all" ? "a" : "f")).join("")
+          const held = only === undefined ? undefined : freeOrdered.get(only)
+          let selected: ReadonlyArray<Asset>
+          if (held !== undefined && held.of === desks && held.pattern === pattern) selected = held.list
+          else {
+            const list: Asset[] = []
+            const { ordered, groupOf } = desks
+            for (let i = 0; i < ordered.length; i++) {
+              const a = ordered[i]!
+              const free = freeIn[groupOf[i]!]
+              if (free === undefined || (free !== "all" && !free.has(a.id))) continue
+              if (matches === undefined || matches(a)) list.push(a)
+            }
+            if (only !== undefined) freeOrdered.set(only, { of: desks, pattern, list })
+            selected = list
           }
           return { desks: selected.slice(page.offset, page.offset + page.limit), total: selected.length }
         }

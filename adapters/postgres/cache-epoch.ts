@@ -21,6 +21,30 @@ export interface Caches {
   readonly cache: <K, V>(name: string, options: { max: number; ttlMs?: number }) => EpochCache<K, V>
   /** Entries per cache, for the memory notes in bench/README.md. */
   readonly sizes: () => Record<string, number>
+  /**
+   * The database snapshot (`pg_current_snapshot()` as text) read by the last completed sync, or
+   * undefined when the reader gives none (the memory profile). Two equal texts mean no
+   * transaction committed or aborted anywhere in between, so an answer read at one is still
+   * the answer at the other: caches of data that changes on every booking key on it.
+   */
+  readonly snapshot: () => string | undefined
+  /**
+   * The named memo of answers that change with every booking, kept by database snapshot (one
+   * per name, created on first use with this bound). Only for reads outside a transaction.
+   */
+  readonly bySnapshot: <V>(name: string, max: number) => SnapshotMemo<V>
+}
+
+/**
+ * Answers kept with the database snapshot they were read under, reused only while a sync made
+ * after the caller asked reads the identical snapshot: nothing committed or aborted anywhere in
+ * between, so the answer is exactly what the statement would return again, on any process. Only
+ * the newest snapshot's answers are held (an older snapshot can never be current again);
+ * concurrent misses on one key share one read; a failed read is not kept.
+ */
+export interface SnapshotMemo<V> {
+  readonly get: (key: string, load: () => Promise<V>) => Promise<V>
+  readonly size: () => number
 }
 
 export interface EpochCache<K, V> {
@@ -40,18 +64,37 @@ export const readCacheEpoch = async (db: Db): Promise<bigint> => {
   return BigInt(row?.value ?? 0)
 }
 
+/** What a sync learns: the counter, and the snapshot the same statement read it in. */
+export interface EpochRead {
+  readonly epoch: bigint
+  readonly snapshot?: string | undefined
+}
+
+/** The counter and the statement's snapshot, in the one primary-key read a sync makes. */
+export const readCacheEpochAndSnapshot = async (db: Db): Promise<EpochRead> => {
+  const [row] = await execute<{ value: string | number; snapshot: string }>(
+    db,
+    sql`select value, pg_current_snapshot()::text as snapshot from cache_epoch where id = 1`,
+  )
+  return { epoch: BigInt(row?.value ?? 0), snapshot: row?.snapshot }
+}
+
 export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches =>
-  makeEpochCaches(() => readCacheEpoch(db), now)
+  makeEpochCaches(() => readCacheEpochAndSnapshot(db), now)
 
 /** Caches emptied whenever `read` returns a higher epoch than the last one seen. */
-export const makeEpochCaches = (read: () => Promise<bigint>, now: () => number = () => Date.now()): Caches => {
+export const makeEpochCaches = (read: () => Promise<bigint | EpochRead>, now: () => number = () => Date.now()): Caches => {
   let epoch: bigint | undefined
+  let snapshot: string | undefined
   const clears: Array<() => void> = []
   let current: Promise<void> | undefined
   let queued: Promise<void> | undefined
   const start = (): Promise<void> => {
     const p: Promise<void> = read()
-      .then((e) => {
+      .then((r) => {
+        const e = typeof r === "bigint" ? r : r.epoch
+        // Reads run one at a time, so the last one to complete holds the newest snapshot.
+        snapshot = typeof r === "bigint" ? undefined : r.snapshot
         if (epoch === undefined || e > epoch) {
           for (const clear of clears) clear()
           epoch = e
@@ -114,8 +157,44 @@ export const makeEpochCaches = (read: () => Promise<bigint>, now: () => number =
       size: () => entries.size,
     }
   }
-  const sizes = () => Object.fromEntries([...named].map(([name, c]) => [name, c.size()]))
-  return { sync, cache, sizes }
+  const memos = new Map<string, SnapshotMemo<never>>()
+  const bySnapshot = <V>(name: string, max: number): SnapshotMemo<V> => {
+    const existing = memos.get(name)
+    if (existing) return existing as unknown as SnapshotMemo<V>
+    const held = new Map<string, { readonly snapshot: string; readonly value: Promise<V> }>()
+    const memo: SnapshotMemo<V> = {
+      get: async (key, load) => {
+        // Its own sync (shared with concurrent callers): never an older snapshot than the caller's.
+        await sync()
+        const at = snapshot
+        const hit = held.get(key)
+        if (at !== undefined && hit !== undefined && hit.snapshot === at) {
+          // Most recently used last: the Map's first key is the one to evict.
+          held.delete(key)
+          held.set(key, hit)
+          return hit.value
+        }
+        const value = load()
+        if (at !== undefined && at === snapshot) {
+          const entry = { snapshot: at, value }
+          if (held.values().next().value?.snapshot !== at) held.clear()
+          held.delete(key)
+          held.set(key, entry)
+          if (held.size > max) held.delete(held.keys().next().value!)
+          value.catch(() => {
+            if (held.get(key) === entry) held.delete(key)
+          })
+        }
+        return value
+      },
+      size: () => held.size,
+    }
+    memos.set(name, memo as unknown as SnapshotMemo<never>)
+    return memo
+  }
+  const sizes = () =>
+    Object.fromEntries([...[...named].map(([name, c]) => [name, c.size()] as const), ...[...memos].map(([name, m]) => [name, m.size()] as const)])
+  return { sync, cache, sizes, snapshot: () => snapshot, bySnapshot }
 }
 
 /**

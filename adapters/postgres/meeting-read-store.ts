@@ -1,12 +1,13 @@
 import { and, asc, eq, gt, inArray, lt, or, sql, type SQL } from "drizzle-orm"
 import { Effect, Layer, Option } from "effect"
-import type { HistoryRecord, PaymentRecord } from "../../core/booking/meeting-records.ts"
+import type { HistoryRecord, MeetingRecord, PaymentRecord, SlotRecord } from "../../core/booking/meeting-records.ts"
 import { MeetingReadStore, type MeetingFilter, type MeetingListRow } from "../../core/ports/meeting-read-store.ts"
 import type { Queryable } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 import { toPaymentRecord } from "./payment-store.ts"
 import { paymentsTable } from "./tables/payments.ts"
-import { read, SqlDatabase } from "./unit-of-work.ts"
+import { EpochCaches } from "./cache-epoch.ts"
+import { CurrentTx, read, SqlDatabase } from "./unit-of-work.ts"
 
 type BookingRow = typeof bookingsTable.$inferSelect
 type SlotRow = typeof bookingSlotsTable.$inferSelect
@@ -21,29 +22,179 @@ const groupBy = <T extends { readonly bookingId: string }>(rows: ReadonlyArray<T
   return out
 }
 
+const historiesOf = (q: Queryable) =>
+  q
+    .select({
+      bookingId: bookingHistoriesTable.bookingId,
+      action: bookingHistoriesTable.action,
+      at: bookingHistoriesTable.at,
+      by: bookingHistoriesTable.by,
+      data: bookingHistoriesTable.data,
+    })
+    .from(bookingHistoriesTable)
+    .where(sql`${bookingHistoriesTable.bookingId} = any(${sql.placeholder("ids")})`)
+    .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id))
+    .prepare("meetings_histories")
+
+const paymentsOf = (q: Queryable) =>
+  q
+    .select()
+    .from(paymentsTable)
+    .where(sql`${paymentsTable.bookingId} = any(${sql.placeholder("ids")})`)
+    .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id))
+    .prepare("meetings_payments")
+
+/**
+ * The window over the slots alone: projects, [from, to), optionally statuses. One project is
+ * `project_id = $1`, not `= any($1)`: only the equality lets the planner read the page from
+ * booking_slots_project_start_idx in start order (with an array it sorts the whole window).
+ */
+interface WindowShape {
+  readonly manyProjects: boolean
+  readonly withStatuses: boolean
+}
+
+const slotWindow = ({ manyProjects, withStatuses }: WindowShape) =>
+  and(
+    manyProjects
+      ? sql`${bookingSlotsTable.projectId} = any(${sql.placeholder("projectIds")})`
+      : eq(bookingSlotsTable.projectId, sql.placeholder("projectId")),
+    lt(bookingSlotsTable.startAt, sql.placeholder("to")),
+    gt(bookingSlotsTable.endAt, sql.placeholder("from")),
+    withStatuses ? sql`${bookingSlotsTable.status} = any(${sql.placeholder("statuses")})` : undefined,
+  )
+
+const SLOT_ORDER = [asc(bookingSlotsTable.startAt), asc(bookingSlotsTable.bookingId), asc(bookingSlotsTable.occurrenceIndex)]
+
+const shapeName = (w: WindowShape) => `${w.manyProjects ? "projects" : "project"}${w.withStatuses ? "_statuses" : ""}`
+
+const slotCount = (q: Queryable, w: WindowShape) =>
+  q
+    .select({ n: sql<number>`count(*)::int` })
+    .from(bookingSlotsTable)
+    .where(slotWindow(w))
+    .prepare(`meetings_count_${shapeName(w)}`)
+
+// What a Meeting shows of its booking and slot (MeetingRecord, SlotRecord): the page reads
+// these columns only, not the booking's 29 (row decoding was the top of the listing's profile).
+const BOOKING_SHOWN = {
+  id: bookingsTable.id,
+  projectId: bookingsTable.projectId,
+  assetKind: bookingsTable.assetKind,
+  assetId: bookingsTable.assetId,
+  title: bookingsTable.title,
+  body: bookingsTable.body,
+  timePeriod: bookingsTable.timePeriod,
+  organizer: bookingsTable.organizer,
+  organizerUserId: bookingsTable.organizerUserId,
+  attendees: bookingsTable.attendees,
+  estimatedAttendance: bookingsTable.estimatedAttendance,
+  pinCode: bookingsTable.pinCode,
+  rrule: bookingsTable.rrule,
+  anchorStartAt: bookingsTable.anchorStartAt,
+  anchorEndAt: bookingsTable.anchorEndAt,
+  createdByAppId: bookingsTable.createdByAppId,
+  createdAt: bookingsTable.createdAt,
+  updatedAt: bookingsTable.updatedAt,
+}
+const SLOT_SHOWN = {
+  bookingId: bookingSlotsTable.bookingId,
+  startAt: bookingSlotsTable.startAt,
+  endAt: bookingSlotsTable.endAt,
+  status: bookingSlotsTable.status,
+  checkIns: bookingSlotsTable.checkIns,
+  checkOutAt: bookingSlotsTable.checkOutAt,
+  updatedAt: bookingSlotsTable.updatedAt,
+}
+
+/**
+ * The page with what its Meetings show, in one statement: the window's slot ids first (index
+ * order, stops after the page), then per row its slot, its booking, its histories as one JSON
+ * array, and whether it has payments (bookings mostly have none: those are read after, only
+ * for the bookings that have any).
+ */
+const slotPage = (q: Queryable, w: WindowShape) => {
+  const page = q
+    .select({ id: sql<string>`${bookingSlotsTable.id}`.as("page_slot_id") })
+    .from(bookingSlotsTable)
+    .where(slotWindow(w))
+    .orderBy(...SLOT_ORDER)
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .as("page")
+  return q
+    .select({
+      slot: SLOT_SHOWN,
+      booking: BOOKING_SHOWN,
+      histories: sql<string>`(select coalesce(json_agg(json_build_object('action', h.action, 'at', h.at, 'by', h.by, 'data', h.data) order by h.at, h.id), '[]')::text from ${bookingHistoriesTable} h where h.booking_id = ${bookingsTable.id})`,
+      hasPayments: sql<number>`(exists (select 1 from ${paymentsTable} p where p.booking_id = ${bookingsTable.id}))::int`.mapWith(Number),
+    })
+    .from(page)
+    .innerJoin(bookingSlotsTable, eq(bookingSlotsTable.id, page.id))
+    .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
+    .orderBy(...SLOT_ORDER)
+    .prepare(`meetings_page_${shapeName(w)}`)
+}
+
+/** Histories as the page statement aggregates them (JSON: `at` as an ISO 8601 string). */
+const parseHistories = (json: string): HistoryRecord[] =>
+  (JSON.parse(json) as Array<{ action: string; at: string; by: string | null; data: Record<string, unknown> | null }>).map(
+    (h) => ({ action: h.action, at: new Date(h.at), by: h.by, data: h.data }),
+  )
+
+const windowOf = (q: Queryable, w: WindowShape) => ({ count: slotCount(q, w), page: slotPage(q, w) })
+
+const slotsOf = (q: Queryable) =>
+  q
+    .select()
+    .from(bookingSlotsTable)
+    .where(eq(bookingSlotsTable.bookingId, sql.placeholder("id")))
+    .orderBy(asc(bookingSlotsTable.occurrenceIndex))
+    .prepare("meeting_slots")
+
+const bookingOf = (q: Queryable) =>
+  q.select().from(bookingsTable).where(eq(bookingsTable.id, sql.placeholder("id"))).prepare("meeting_booking")
+
+/**
+ * The statements of the common reads, built once per connection handle with constant text
+ * (array parameters, not IN lists), so the driver prepares each once per connection: an
+ * unnamed drizzle query is parsed, described and planned on every call, two round trips each.
+ */
+const statementsOf = (q: Queryable) => ({
+  histories: historiesOf(q),
+  payments: paymentsOf(q),
+  // Indexed by manyProjects * 2 + withStatuses.
+  windows: [
+    windowOf(q, { manyProjects: false, withStatuses: false }),
+    windowOf(q, { manyProjects: false, withStatuses: true }),
+    windowOf(q, { manyProjects: true, withStatuses: false }),
+    windowOf(q, { manyProjects: true, withStatuses: true }),
+  ],
+  slots: slotsOf(q),
+  booking: bookingOf(q),
+})
+type Statements = ReturnType<typeof statementsOf>
+
+// The pool's statements are built once; a transaction's on first use (rare: reads run outside).
+const statementsCache = new WeakMap<Queryable, Statements>()
+const statements = (q: Queryable): Statements => {
+  let s = statementsCache.get(q)
+  if (s === undefined) {
+    s = statementsOf(q)
+    statementsCache.set(q, s)
+  }
+  return s
+}
+
 /** Histories and payments of the given bookings, oldest first, read side by side. */
 const recordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>) => {
   if (bookingIds.length === 0)
     return { histories: new Map<string, HistoryRecord[]>(), payments: new Map<string, PaymentRecord[]>() }
   const ids = [...new Set(bookingIds)]
+  const st = statements(q)
   const [histories, payments] = await Promise.all([
-    q
-      .select({
-        bookingId: bookingHistoriesTable.bookingId,
-        action: bookingHistoriesTable.action,
-        at: bookingHistoriesTable.at,
-        by: bookingHistoriesTable.by,
-        data: bookingHistoriesTable.data,
-      })
-      .from(bookingHistoriesTable)
-      .where(inArray(bookingHistoriesTable.bookingId, ids))
-      .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id)),
-    q
-      .select()
-      .from(paymentsTable)
-      .where(inArray(paymentsTable.bookingId, ids))
-      .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id))
-      .then((rows) => rows.map(toPaymentRecord)),
+    st.histories.execute({ ids }),
+    st.payments.execute({ ids }).then((rows) => rows.map(toPaymentRecord)),
   ])
   return { histories: groupBy(histories), payments: groupBy(payments) }
 }
@@ -58,8 +209,10 @@ const EMPTY: ReadonlyArray<never> = []
 
 /**
  * One row per occupied interval overlapping [from, to): a single booking once, a series once
- * per occurrence (spec Meetings rule 7). Two round trips: the page (with its total), then the
- * page's bookings, histories and payments together.
+ * per occurrence (spec Meetings rule 7). With filters on the slot only (the usual listing): one
+ * round trip, the total and the page with its bookings and histories side by side (payments
+ * after, for the bookings that have any). Other filters: the page (with its total), then the
+ * page's histories and payments together.
  */
 const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingListRow[]; total: number }> => {
   if (f.projectIds.length === 0) return { rows: [], total: 0 }
@@ -92,33 +245,37 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
       )}))`,
     )
   if (f.assetType !== undefined) bookingConditions.push(eq(bookingsTable.assetKind, f.assetType))
-  const order = [asc(bookingSlotsTable.startAt), asc(bookingSlotsTable.bookingId), asc(bookingSlotsTable.occurrenceIndex)]
+  const order = SLOT_ORDER
 
-  let pairs: Array<{ booking: BookingRow; slot: SlotRow }>
+  let pairs: Array<{ booking: MeetingRecord; slot: SlotRecord }>
   let total: number
   let records: Awaited<ReturnType<typeof recordsOf>>
   if (bookingConditions.length === 0) {
     // Every filter is on the slot (every slot has its booking, by foreign key): count and page
     // the slots alone, then fetch only the page's bookings instead of joining the whole window.
-    const where = and(...slotConditions)
-    const [[count], slots] = await Promise.all([
-      q.select({ n: sql<number>`count(*)::int` }).from(bookingSlotsTable).where(where),
-      f.limit === 0
-        ? Promise.resolve([] as SlotRow[])
-        : q.select().from(bookingSlotsTable).where(where).orderBy(...order).limit(f.limit).offset(f.offset),
+    const st = statements(q)
+    const withStatuses = f.statuses !== undefined && f.statuses.length > 0
+    const manyProjects = f.projectIds.length > 1
+    const shaped = st.windows[(manyProjects ? 2 : 0) + (withStatuses ? 1 : 0)]!
+    const window = {
+      ...(manyProjects ? { projectIds: [...f.projectIds] } : { projectId: f.projectIds[0]! }),
+      from: new Date(f.from).toISOString(),
+      to: new Date(f.to).toISOString(),
+      ...(withStatuses ? { statuses: [...f.statuses!] } : {}),
+    }
+    const [[count], page] = await Promise.all([
+      shaped.count.execute(window),
+      f.limit === 0 ? Promise.resolve([]) : shaped.page.execute({ ...window, limit: f.limit, offset: f.offset }),
     ])
-    const ids = [...new Set(slots.map((slot) => slot.bookingId))]
-    const [bookings, recs] = await Promise.all([
-      ids.length === 0 ? Promise.resolve([] as BookingRow[]) : q.select().from(bookingsTable).where(inArray(bookingsTable.id, ids)),
-      recordsOf(q, ids),
-    ])
-    const byId = new Map(bookings.map((b) => [b.id, b]))
-    pairs = slots.flatMap((slot) => {
-      const booking = byId.get(slot.bookingId)
-      return booking === undefined ? [] : [{ booking, slot }]
-    })
+    const paying = [...new Set(page.filter((r) => r.hasPayments === 1).map((r) => r.booking.id))]
+    const payments =
+      paying.length === 0 ? new Map<string, PaymentRecord[]>() : groupBy((await st.payments.execute({ ids: paying })).map(toPaymentRecord))
+    // Rows of one series share its histories: parsed once per booking.
+    const histories = new Map<string, HistoryRecord[]>()
+    for (const r of page) if (!histories.has(r.booking.id)) histories.set(r.booking.id, parseHistories(r.histories))
+    pairs = page.map(({ booking, slot }) => ({ booking, slot }))
     total = Number(count?.n ?? 0)
-    records = recs
+    records = { histories, payments }
   } else {
     const where = and(...slotConditions, ...bookingConditions)
     const [[count], rows] = await Promise.all([
@@ -157,11 +314,8 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
 }
 
 const get = async (q: Queryable, id: string) => {
-  const [[row], slots, recs] = await Promise.all([
-    q.select().from(bookingsTable).where(eq(bookingsTable.id, id)),
-    q.select().from(bookingSlotsTable).where(eq(bookingSlotsTable.bookingId, id)).orderBy(asc(bookingSlotsTable.occurrenceIndex)),
-    recordsOf(q, [id]),
-  ])
+  const st = statements(q)
+  const [[row], slots, recs] = await Promise.all([st.booking.execute({ id }), st.slots.execute({ id }), recordsOf(q, [id])])
   if (row === undefined) return Option.none()
   return Option.some({
     stored: { row, slots },
@@ -175,10 +329,20 @@ export const MeetingReadStorePostgres = Layer.effect(
   MeetingReadStore,
   Effect.gen(function* () {
     const db = yield* SqlDatabase
+    const caches = yield* EpochCaches
     const provideDb = Effect.provideService(SqlDatabase, db)
+    // A listing repeated between commits (a dashboard's poll, a building's screens) is answered
+    // from the memo: the same rows, exactly, as the statements would return (SnapshotMemo).
+    const pages = caches.bySnapshot<{ rows: MeetingListRow[]; total: number }>("meeting-pages", 32)
+    const listNow = (filter: MeetingFilter) => provideDb(read((q) => list(q, filter)))
     return MeetingReadStore.of({
       get: (id) => provideDb(read((q) => get(q, id))),
-      list: (filter) => provideDb(read((q) => list(q, filter))),
+      list: (filter) =>
+        Effect.gen(function* () {
+          // Inside a transaction: its own snapshot and writes, never the memo.
+          if ((yield* CurrentTx) !== undefined) return yield* listNow(filter)
+          return yield* Effect.promise(() => pages.get(JSON.stringify(filter), () => Effect.runPromise(listNow(filter))))
+        }),
     })
   }),
 )

@@ -166,8 +166,52 @@ export const offsetMsAt = (instant: number, timeZone: string): number => {
   return asUtc - Math.floor(instant / 1000) * 1000
 }
 
+const MS_PER_HOUR = 3_600_000
+// A zone's UTC offset per hour (a listing formats hundreds of instants in a few zones): an hour
+// whose first and last second have the same offset has it throughout (zones never move twice
+// within an hour). Bounded: cleared whole when full.
+const HOUR_OFFSETS_MAX = 8192
+const hourOffsets = new Map<string, Map<number, number | null>>()
+let hourOffsetCount = 0
+
+/** The zone's offset over the whole hour of `instant`, or null when it changes within it. */
+const offsetOfHour = (instant: number, timeZone: string): number | null => {
+  const hour = Math.floor(instant / MS_PER_HOUR)
+  let zone = hourOffsets.get(timeZone)
+  const known = zone?.get(hour)
+  if (known !== undefined) return known
+  const first = offsetMsAt(hour * MS_PER_HOUR, timeZone)
+  const offset = first === offsetMsAt(hour * MS_PER_HOUR + MS_PER_HOUR - 1000, timeZone) ? first : null
+  if (hourOffsetCount >= HOUR_OFFSETS_MAX) {
+    hourOffsets.clear()
+    hourOffsetCount = 0
+    zone = undefined
+  }
+  if (zone === undefined) hourOffsets.set(timeZone, (zone = new Map()))
+  zone.set(hour, offset)
+  hourOffsetCount++
+  return offset
+}
+
 /** ISO 8601 of an instant with the zone's offset at that instant: 2030-01-07T10:00:00+07:00. */
 export const formatOffsetDateTime = (instant: number, timeZone: string): string => {
+  const offset = offsetOfHour(instant, timeZone)
+  if (offset !== null) {
+    // The wall clock is the instant (whole seconds, as Intl shows it) moved by the offset.
+    const wall = new Date(Math.floor(instant / 1000) * 1000 + offset)
+    const year = wall.getUTCFullYear()
+    if (year >= 1000 && year <= 9999) {
+      const minutes = Math.round(offset / 60_000)
+      const sign = minutes < 0 ? "-" : "+"
+      const abs = Math.abs(minutes)
+      return `${year}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}T${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+    }
+  }
+  return formatOffsetDateTimeByParts(instant, timeZone)
+}
+
+/** The same through Intl's parts of this very instant (an hour with a transition, odd years). */
+export const formatOffsetDateTimeByParts = (instant: number, timeZone: string): string => {
   const w = wallClock(instant, timeZone)
   const minutes = Math.round(offsetMsAt(instant, timeZone) / 60_000)
   const sign = minutes < 0 ? "-" : "+"

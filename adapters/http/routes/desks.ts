@@ -5,12 +5,12 @@ import { Assets, type DeskSearch } from "../../../core/booking/assets.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
 import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
-import { ok } from "../envelope.ts"
+import { ok, okJsonBytes } from "../envelope.ts"
 import { makeRun } from "../run.ts"
 import { CalendarQuery, deskQueryCrossErrors, LIST_DESKS_ARRAY_KEYS, ListDesksQuery } from "../schemas/asset-queries.ts"
 import { decodeWithCrossRules } from "../schemas/meeting-requests.ts"
 import { decodeOrFail, readQuery } from "../validation.ts"
-import { assetDetailView, deskListingJson, okJsonText } from "../views/asset-view.ts"
+import { assetDetailView, deskListingBytes } from "../views/asset-view.ts"
 import { instantOf, windowOf } from "./meeting-rooms.ts"
 
 const IdParam = Schema.Struct({ id: ObjectId })
@@ -51,7 +51,8 @@ export const deskRoutes = (s: HttpDeps) => {
       return run(
         c,
         Assets.use((a) => a.searchDesks(c.get("principal"), search)),
-        ({ desks, total }) => okJsonText(c, deskListingJson(desks), { meta: { limit, offset, total } }),
+        // Keyed by the query: the same page polled again reuses its bytes when nothing changed.
+        ({ desks, total }) => okJsonBytes(c, deskListingBytes(c.req.url, desks, { limit, offset, total })),
       )
     })
     .get("/:id", (c) => {

@@ -7,12 +7,12 @@ import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
 import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
-import { ok } from "../envelope.ts"
+import { ok, okJsonBytes } from "../envelope.ts"
 import { makeRun } from "../run.ts"
 import { CalendarQuery, LIST_ROOMS_ARRAY_KEYS, ListRoomsQuery, roomQueryCrossErrors } from "../schemas/asset-queries.ts"
 import { decodeWithCrossRules } from "../schemas/meeting-requests.ts"
 import { decodeOrFail, readQuery } from "../validation.ts"
-import { assetDetailView, okJsonBytes, roomListingBytes } from "../views/asset-view.ts"
+import { assetDetailView, roomListingBytes } from "../views/asset-view.ts"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 

@@ -4,10 +4,10 @@ import { Bookings } from "../../../core/booking/bookings.ts"
 import type { MeetingAction } from "../../../core/booking/commands.ts"
 import { Meetings, type MeetingQuery } from "../../../core/booking/meeting-queries.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
-import { shownMeetingView } from "../views/meeting-view.ts"
+import { meetingListingBytes, shownMeetingView } from "../views/meeting-view.ts"
 import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
-import { ok } from "../envelope.ts"
+import { ok, okJsonBytes } from "../envelope.ts"
 import { makeRun } from "../run.ts"
 import {
   CreateMeetingRequest,
@@ -72,7 +72,8 @@ export const meetingRoutes = (s: HttpDeps) => {
       return run(
         c,
         Meetings.use((m) => m.list(c.get("principal"), query)),
-        ({ data, total }) => ok(c, data.map(shownMeetingView), { meta: { limit, offset, total } }),
+        // Keyed by the query: the same page polled between commits resends its bytes.
+        ({ data, total }) => okJsonBytes(c, meetingListingBytes(c.req.url, data, { limit, offset, total })),
       )
     })
     .get("/:id", (c) => {

@@ -1,9 +1,7 @@
-import type { Context } from "hono"
-import type { ContentfulStatusCode } from "hono/utils/http-status"
 import type { Asset, AssetRecord, Project } from "../../../core/booking/asset.ts"
 import type { AssetDetail, RoomListing } from "../../../core/booking/assets.ts"
 import { formatOffsetDateTime } from "../../../core/shared/local-time.ts"
-import { SUCCESS_CODE, type PageMeta } from "../envelope.ts"
+import { repeatedAnswers, sameEach, type PageMeta } from "../envelope.ts"
 
 /**
  * MeetingRoom and Desk JSON. A 2,000-room answer is assembled from each record's static JSON,
@@ -101,36 +99,19 @@ const deskJsonOf = (a: Asset): string => {
   return json
 }
 
-/**
- * The last answers of repeated searches: when a search (same key) lists the very same records
- * with the same amounts and reasons, its bytes are sent again instead of assembled and encoded
- * (the bench's and a booking screen's polling case). Compared element by element, so always exact.
- */
-const LAST_MAX = 16
-const lastRooms = new Map<string, { readonly rooms: ReadonlyArray<RoomListing>; readonly bytes: Uint8Array }>()
-const sameRooms = (a: ReadonlyArray<RoomListing>, b: ReadonlyArray<RoomListing>) => {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!
-    const y = b[i]!
-    if (x.asset !== y.asset || x.amount !== y.amount || x.unavailableReason !== y.unavailableReason) return false
-  }
-  return true
-}
-const encoder = new TextEncoder()
+/** Repeated searches (same key, the very same records, amounts and reasons) resend their bytes. */
+const lastRooms = repeatedAnswers(
+  sameEach<RoomListing>((x, y) => x.asset === y.asset && x.amount === y.amount && x.unavailableReason === y.unavailableReason),
+)
+const lastDesks = repeatedAnswers(sameEach<Asset>((x, y) => x === y))
 
 /** A room search's whole envelope as bytes, reused while the same key lists the same rooms. */
-export const roomListingBytes = (key: string, rooms: ReadonlyArray<RoomListing>): Uint8Array => {
-  const held = lastRooms.get(key)
-  if (held !== undefined && sameRooms(held.rooms, rooms)) return held.bytes
-  const bytes = encoder.encode(envelopeText(roomListingJson(rooms)))
-  if (lastRooms.size >= LAST_MAX) lastRooms.delete(lastRooms.keys().next().value!)
-  lastRooms.set(key, { rooms, bytes })
-  return bytes
-}
+export const roomListingBytes = (key: string, rooms: ReadonlyArray<RoomListing>): Uint8Array =>
+  lastRooms.bytes(key, rooms, roomListingJson)
 
-const envelopeText = (dataJson: string, meta?: PageMeta) =>
-  `{"code":"${SUCCESS_CODE}","success":true,"message":"OK","data":${dataJson}${meta ? `,"meta":${JSON.stringify(meta)}` : ""}}`
+/** A desk page's whole envelope as bytes, reused while the same key lists the same page. */
+export const deskListingBytes = (key: string, desks: ReadonlyArray<Asset>, meta: PageMeta): Uint8Array =>
+  lastDesks.bytes(key, desks, deskListingJson, meta)
 
 /** The rooms of a search as a JSON array text; per room only the rate (with amount) and reason are written. */
 export const roomListingJson = (rooms: ReadonlyArray<RoomListing>): string => {
@@ -173,17 +154,3 @@ export const assetDetailView = (d: AssetDetail) => {
     },
   }
 }
-
-/**
- * The success envelope around data that is already JSON text: the bytes `ok()` would send for
- * the parsed value, without building and serialising the objects again.
- */
-export const okJsonText = (
-  c: Context,
-  dataJson: string,
-  options: { status?: ContentfulStatusCode; meta?: PageMeta } = {},
-): Response => c.body(envelopeText(dataJson, options.meta), options.status ?? 200, { "Content-Type": "application/json" })
-
-/** A whole success envelope already encoded (roomListingBytes). */
-export const okJsonBytes = (c: Context, bytes: Uint8Array): Response =>
-  c.body(bytes as Uint8Array<ArrayBuffer>, 200, { "Content-Type": "application/json" })

@@ -8,6 +8,7 @@ import type {
   SlotRecord as SlotRow,
 } from "../../../core/booking/meeting-records.ts"
 import { paymentFields } from "../../../core/payment/billing.ts"
+import { repeatedAnswers, sameEach, type PageMeta } from "../envelope.ts"
 
 /**
  * The spec's Meeting resource. Booking times carry the project's UTC offset
@@ -114,3 +115,25 @@ export const shownMeetingView = (m: MeetingShown): MeetingView =>
     { timeZone: m.timeZone, assetName: m.assetName, histories: m.histories, payments: m.payments, showPin: m.showPin },
     { expanded: m.expanded },
   )
+
+/**
+ * A listing page's whole envelope as bytes, resent while the same key shows the very same
+ * stored records (by identity: a `SnapshotMemo` hit hands back the same rows), zones, names and
+ * pin visibility, and the same meta: exact, and a poll between commits costs no rendering.
+ */
+const lastPages = repeatedAnswers(
+  sameEach<MeetingShown>(
+    (x, y) =>
+      x.booking === y.booking &&
+      x.slot === y.slot &&
+      x.histories === y.histories &&
+      x.payments === y.payments &&
+      x.timeZone === y.timeZone &&
+      x.assetName === y.assetName &&
+      x.showPin === y.showPin &&
+      x.expanded === y.expanded,
+  ),
+)
+
+export const meetingListingBytes = (key: string, data: ReadonlyArray<MeetingShown>, meta: PageMeta): Uint8Array =>
+  lastPages.bytes(key, data, (d) => JSON.stringify(d.map(shownMeetingView)), meta)

@@ -5,6 +5,8 @@ import {
   addDays,
   formatHHmm,
   formatLocalDate,
+  formatOffsetDateTime,
+  formatOffsetDateTimeByParts,
   instantAt,
   isValidTimeZone,
   localDateOf,
@@ -144,5 +146,22 @@ describe("ISO 8601 request date-times (spec convention 3)", () => {
     expect(parseTimeOfDay("08:30:15")).toBe(8 * 3600 + 30 * 60 + 15)
     expect(parseTimeOfDay("24:00:00")).toBeUndefined()
     expect(parseTimeOfDay("8:30")).toBeUndefined()
+  })
+})
+
+describe("formatOffsetDateTime (offset cached per zone and hour)", () => {
+  const zones = [...ZONES, "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham", "Africa/Monrovia", "Europe/Dublin", "Pacific/Apia"]
+  it("writes what Intl's parts of the instant give, DST transitions and odd historic offsets included", () => {
+    for (const z of zones)
+      for (const [from, to] of [[iso("1900-01-01T00:00:00Z"), iso("1900-02-01T00:00:00Z")], [iso("2026-03-01T00:00:00Z"), iso("2026-11-15T00:00:00Z")]] as const)
+        for (let t = from; t < to; t += 91 * 60_000 + 13_457) expect(formatOffsetDateTime(t, z)).toBe(formatOffsetDateTimeByParts(t, z))
+  })
+  it("agrees on any instant and zone", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -5e12, max: 2e13 }), fc.constantFrom(...zones), (t, z) => {
+        expect(formatOffsetDateTime(t, z)).toBe(formatOffsetDateTimeByParts(t, z))
+      }),
+      { numRuns: 2000 },
+    )
   })
 })

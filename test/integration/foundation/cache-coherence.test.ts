@@ -53,6 +53,51 @@ describe("caches across processes on one PostgreSQL database", () => {
     expect(second.status).toBeLessThan(500)
   })
 
+  it("a room or desk booked on one process leaves the other's availability search at once", async () => {
+    const ids = (await a.applyManifest(bookingManifest())).projects.hq
+    const project = ids.id as string
+    const window = `startDateTime=${encodeURIComponent(at(2, "10:00"))}&endDateTime=${encodeURIComponent(at(2, "11:00"))}`
+    const roomIds = async () => (await onB("GET", `/meeting-rooms?projectId=${project}&${window}`)).body.data.map((r: any) => r._id)
+    const desks = async () => (await onB("GET", `/desks?projectId=${project}&${window}`)).body
+    // Warm B's availability for the window (twice: the second answer is the reused one).
+    expect(await roomIds()).toContain(orchid)
+    expect(await roomIds()).toContain(orchid)
+    const desk = ids.desks.d1 as string
+    const before = await desks()
+    expect(before.data.map((d: any) => d._id)).toContain(desk)
+    expect((await desks()).meta.total).toBe(before.meta.total)
+    // Booked through A: B's next searches leave them out.
+    const room = await a.request("POST", "/meetings", { token, body: { meetingRoomId: orchid, title: "on A", startDateTime: at(2, "10:30"), endDateTime: at(2, "11:30") } })
+    expect(room.status).toBe(201)
+    expect(await roomIds()).not.toContain(orchid)
+    const booked = await a.request("POST", "/meetings", { token, body: { deskId: desk, title: "on A", startDateTime: at(2, "09:30"), endDateTime: at(2, "10:30") } })
+    expect(booked.status).toBe(201)
+    const after = await desks()
+    expect(after.data.map((d: any) => d._id)).not.toContain(desk)
+    expect(after.meta.total).toBe(before.meta.total - 1)
+    // Cancelled on A: free again on B.
+    expect((await a.request("POST", `/meetings/${room.body.data._id}/cancel`, { token, body: {} })).status).toBeLessThan(300)
+    expect(await roomIds()).toContain(orchid)
+  })
+
+  it("a meeting booked or cancelled on one process is in the other's GET /meetings at once", async () => {
+    const project = (await a.applyManifest(bookingManifest())).projects.hq.id as string
+    const window = `projectId=${project}&from=${encodeURIComponent(at(3, "00:00"))}&to=${encodeURIComponent(at(4, "00:00"))}`
+    const listed = async () => (await onB("GET", `/meetings?${window}`)).body
+    // Warm B's listing of the day (twice: the second answer is the reused one).
+    const before = await listed()
+    expect((await listed()).meta.total).toBe(before.meta.total)
+    const made = await a.request("POST", "/meetings", { token, body: { meetingRoomId: orchid, title: "listed on B", startDateTime: at(3, "10:00"), endDateTime: at(3, "11:00") } })
+    expect(made.status).toBe(201)
+    const after = await listed()
+    expect(after.meta.total).toBe(before.meta.total + 1)
+    expect(after.data.map((m: any) => m._id)).toContain(made.body.data._id)
+    // Cancelled on A: B's next page shows the new status, not the kept one.
+    expect((await a.request("POST", `/meetings/${made.body.data._id}/cancel`, { token, body: {} })).status).toBeLessThan(300)
+    const cancelled = (await listed()).data.find((m: any) => m._id === made.body.data._id)
+    expect(cancelled?.status ?? "gone").not.toBe(made.body.data.status)
+  })
+
   it("an access token revoked by another process is refused at once", async () => {
     expect((await onB("GET", "/meetings")).status).not.toBe(401)
     await sql`update tokens set revoked_at = now() where kind = 'access'`
