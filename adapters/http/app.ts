@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Hono, type Context } from "hono"
+import { Hono, type Context, type ErrorHandler, type Next } from "hono"
 import { HTTPException } from "hono/http-exception"
 import { ValidationFailed } from "../../core/shared/errors.ts"
 import { Cause, Exit } from "effect"
@@ -26,6 +26,9 @@ interface NodeBindings {
   readonly incoming: { readonly headers: Record<string, string | string[] | undefined> }
   readonly outgoing: { setHeader: (name: string, value: string) => unknown }
 }
+
+/** The token endpoint: its answers carry no-store headers (oauth-headers.ts). */
+const TOKEN_PATH = "/auth/accessToken"
 
 /** Whether the request announces a body (Content-Length or Transfer-Encoding). */
 const declaresBody = (c: Context<AppEnv>): boolean => {
@@ -63,8 +66,57 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     requestId: (c) => c.get("requestId"),
     setSpan: (c, span) => c.set("span", span),
   })
-  // Request id and observation run as one middleware: each middleware level is a closure and
-  // a promise per request, and this chain runs for every request.
+  const onError: ErrorHandler<AppEnv> = (err, c) => {
+    if (isAppError(err)) {
+      const { status, body, headers } = toErrorResponse(err)
+      for (const [k, v] of Object.entries(headers)) c.header(k, v)
+      return c.json(body, status)
+    }
+    if (err instanceof HTTPException && err.status < 500) {
+      const e = new ValidationFailed({ messages: [err.message || "bad request"] })
+      const { body } = toErrorResponse(e)
+      return c.json(body, err.status === 413 ? 413 : 400)
+    }
+    // The request id comes from the request context when there is one; the child covers errors
+    // raised outside it. Built here only, not per request.
+    const requestId = c.get("requestId")
+    const logger = requestId ? s.logger.child({ requestId }) : s.logger
+    logger.log("error", "unhandled error", {
+      method: c.req.method,
+      path: c.req.path,
+      error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+    })
+    return c.json(failureBody(INTERNAL_ERROR.code, "internal error"), INTERNAL_ERROR.status)
+  }
+
+  // Oversized bodies refused while streaming; any other body read to its end before the
+  // answer, so keep-alive connections stay usable (request-body.ts).
+  const bodies = requestBodies(s.config.maxBodyBytes, (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413))
+  // The body limit as its own middleware level would do it: a refusal becomes the answer, a
+  // failure goes through the app's error handler.
+  const limitBody = async (c: Context<AppEnv>, next: Next): Promise<void> => {
+    try {
+      const res = await bodies(c, next)
+      if (res && !c.finalized) c.res = res
+    } catch (err) {
+      if (!(err instanceof Error)) throw err
+      c.error = err
+      c.res = await onError(err, c)
+    }
+  }
+  // What runs between the observer and the routes: the token endpoint's no-store headers
+  // around the body limit (so a refused oversized token request is not cacheable either), and
+  // the body limit for any request that may carry a body. A GET or HEAD that declares none has
+  // nothing to limit or drain, and asking for its body makes the Node adapter build a full
+  // undici Request (most GETs take this path).
+  const beforeRoutes = (c: Context<AppEnv>, next: Next): Promise<unknown> => {
+    const method = c.req.method
+    const limited: Next = (method === "GET" || method === "HEAD") && !declaresBody(c) ? next : () => limitBody(c, next)
+    return c.req.path === TOKEN_PATH ? tokenResponseHeaders(c, limited) : limited()
+  }
+  // Request id, observation, token headers and body limit run as one middleware: each
+  // middleware level is an async step of Hono's compose (a closure and promises per request),
+  // and this chain runs for every request (a third of a trivial route's cost over Hono's own).
   app.use((c, next) => {
     // On Node the adapter hands over the raw request and response: reading and writing the
     // header there avoids building a fetch Headers object for each (most of a trivial route's
@@ -75,19 +127,7 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     c.set("requestId", requestId)
     if (node) node.outgoing.setHeader("x-request-id", requestId)
     else c.header("X-Request-Id", requestId)
-    return observe(c, next)
-  })
-  // Before the body limit, so a refused oversized token request is not cacheable either.
-  app.use("/auth/accessToken", tokenResponseHeaders)
-  // Oversized bodies refused while streaming; any other body read to its end before the
-  // answer, so keep-alive connections stay usable (request-body.ts).
-  const bodies = requestBodies(s.config.maxBodyBytes, (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413))
-  app.use((c, next) => {
-    // A GET or HEAD that declares no body has nothing to limit or drain, and asking for its
-    // body makes the Node adapter build a full undici Request (most GETs take this path).
-    const method = c.req.method
-    if ((method === "GET" || method === "HEAD") && !declaresBody(c)) return next()
-    return bodies(c, next)
+    return observe(c, () => beforeRoutes(c, next) as Promise<void>)
   })
 
   app.get("/healthz", (c) => c.json({ status: "ok" }))
@@ -133,28 +173,7 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
 
   app.notFound((c) => c.json(failureBody("SV005", `no route for ${c.req.method} ${c.req.path}`), 404))
 
-  app.onError((err, c) => {
-    if (isAppError(err)) {
-      const { status, body, headers } = toErrorResponse(err)
-      for (const [k, v] of Object.entries(headers)) c.header(k, v)
-      return c.json(body, status)
-    }
-    if (err instanceof HTTPException && err.status < 500) {
-      const e = new ValidationFailed({ messages: [err.message || "bad request"] })
-      const { body } = toErrorResponse(e)
-      return c.json(body, err.status === 413 ? 413 : 400)
-    }
-    // The request id comes from the request context when there is one; the child covers errors
-    // raised outside it. Built here only, not per request.
-    const requestId = c.get("requestId")
-    const logger = requestId ? s.logger.child({ requestId }) : s.logger
-    logger.log("error", "unhandled error", {
-      method: c.req.method,
-      path: c.req.path,
-      error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
-    })
-    return c.json(failureBody(INTERNAL_ERROR.code, "internal error"), INTERNAL_ERROR.status)
-  })
+  app.onError(onError)
   return app
 }
 

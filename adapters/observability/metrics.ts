@@ -108,6 +108,11 @@ export interface Metrics {
   }
 }
 
+interface HttpSeries {
+  readonly latency: ReturnType<typeof httpLatency>
+  readonly byStatus: Map<number, ReturnType<typeof httpRequests>>
+}
+
 /**
  * The recorders over the metric registry of `context` (the runtime's context; by default a
  * fresh registry, for a unit test).
@@ -117,10 +122,24 @@ export const makeMetrics = (
   now: () => number = () => Date.now(),
 ): Metrics => {
   const started = now()
+  // The metric objects of each route pattern and method, and of each status under them: a
+  // request finds its two by three Map lookups on strings and a number it already holds (the
+  // families' joined keys cost more than the updates). Bounded as the families are.
+  const httpSeries = new Map<string, Map<string, HttpSeries>>()
+  const seriesOf = (method: string, route: string): HttpSeries => {
+    let byMethod = httpSeries.get(route)
+    if (byMethod === undefined) httpSeries.set(route, (byMethod = new Map()))
+    let series = byMethod.get(method)
+    if (series === undefined) byMethod.set(method, (series = { latency: httpLatency(method, route), byStatus: new Map() }))
+    return series
+  }
   return {
     httpRequest: (method, route, status, seconds) => {
-      httpRequests(method, route, String(status)).updateUnsafe(1, context)
-      if (Number.isFinite(seconds)) httpLatency(method, route).updateUnsafe(seconds, context)
+      const series = seriesOf(method, route)
+      let count = series.byStatus.get(status)
+      if (count === undefined) series.byStatus.set(status, (count = httpRequests(method, route, String(status))))
+      count.updateUnsafe(1, context)
+      if (Number.isFinite(seconds)) series.latency.updateUnsafe(seconds, context)
     },
     bookingStatusChanged: (from, to) => statusChanged(from, to).updateUnsafe(1, context),
     schedulerLag: (ms) => {

@@ -1,3 +1,5 @@
+// First: V8 settings that must hold before the service allocates (runtimes/node/heap.ts).
+import "./heap.ts"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { boot } from "../../adapters/wiring/boot.ts"
