@@ -1,6 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import { SlotTaken } from "../../core/booking/errors.ts"
-import { newBookingRecord, type BookingRecord, type HistoryRecord, type SlotRecord, type StoredBooking } from "../../core/booking/meeting.ts"
+import { newBookingRecord, newSlotRecords, type BookingRecord, type HistoryRecord, type SlotRecord, type StoredBooking } from "../../core/booking/meeting.ts"
 import { isLive, type BookingStatus } from "../../core/booking/state.ts"
 import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.ts"
 import type { BookingExtras } from "../../core/booking/meeting.ts"
@@ -113,21 +113,7 @@ export const BookingStoreMemory = Layer.effect(
         if (isLive(b.status) && overlapsLive(b.assetId, occurrences, new Set()))
           return yield* new SlotTaken({ assetId: b.assetId })
         const row = newBookingRecord(b, extras)
-        const { createdAt, updatedAt } = row
-        const slots: SlotRecord[] = occurrences.map((o) => ({
-          id: ids.newId(),
-          bookingId: b.id,
-          projectId: b.projectId,
-          assetId: b.assetId,
-          occurrenceIndex: o.index,
-          startAt: new Date(o.start),
-          endAt: new Date(o.end),
-          status: b.status,
-          checkIns: [],
-          checkOutAt: null,
-          createdAt,
-          updatedAt,
-        }))
+        const slots = newSlotRecords(ids.newId, b, occurrences)
         const stored: StoredBooking = { row, slots }
         const h = history(b.id, created.history, undefined)
         tables.update((t) => ({ ...t, bookings: new Map(t.bookings).set(b.id, stored) }))

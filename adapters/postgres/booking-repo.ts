@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm"
 import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.ts"
-import { newBookingRecord, type BookingExtras, type StoredBooking } from "../../core/booking/meeting.ts"
+import { newBookingRecord, newSlotRecords, type BookingExtras, type StoredBooking } from "../../core/booking/meeting.ts"
 import { LIVE_STATUSES, type Booking } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
@@ -64,23 +64,6 @@ export const historyValues = (
   // The service clock's instant of the change (never the database's clock).
   createdAt: new Date(history.at),
 })
-
-/** The slot rows of a new booking, one per occurrence (every column: no default left to the database). */
-export const newSlotRecords = (newId: () => string, b: Booking, occurrences: ReadonlyArray<Occurrence>): SlotRow[] =>
-  occurrences.map((o) => ({
-    id: newId(),
-    bookingId: b.id,
-    projectId: b.projectId,
-    assetId: b.assetId,
-    occurrenceIndex: o.index,
-    startAt: new Date(o.start),
-    endAt: new Date(o.end),
-    status: b.status,
-    checkIns: [],
-    checkOutAt: null,
-    createdAt: new Date(b.createdAt),
-    updatedAt: new Date(b.updatedAt),
-  }))
 
 /**
  * Inserts a new booking, its slots, the create history and its events. The slot insert is

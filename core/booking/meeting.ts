@@ -2,7 +2,7 @@ import type { Principal } from "../auth/principal.ts"
 import { currentSlotOf, showsPin } from "./meeting-records.ts"
 import type { PriceSummary } from "./pricing.ts"
 import type { TimelineBooking } from "./timeline.ts"
-import { occurrenceEventId } from "./recurrence.ts"
+import { occurrenceEventId, type Occurrence } from "./recurrence.ts"
 import type { AssetKind, Attendee, Booking, BookingStatus, CheckIn, Organizer } from "./state.ts"
 
 /**
@@ -113,6 +113,23 @@ export const newBookingRecord = (b: Booking, extras: BookingExtras): BookingReco
   createdAt: new Date(b.createdAt),
   updatedAt: new Date(b.updatedAt),
 })
+
+/** The slot records of a booking just created, one per occurrence (what both storage profiles write). */
+export const newSlotRecords = (newId: () => string, b: Booking, occurrences: ReadonlyArray<Occurrence>): SlotRecord[] =>
+  occurrences.map((o) => ({
+    id: newId(),
+    bookingId: b.id,
+    projectId: b.projectId,
+    assetId: b.assetId,
+    occurrenceIndex: o.index,
+    startAt: new Date(o.start),
+    endAt: new Date(o.end),
+    status: b.status,
+    checkIns: [],
+    checkOutAt: null,
+    createdAt: new Date(b.createdAt),
+    updatedAt: new Date(b.updatedAt),
+  }))
 
 /** The core record of one occurrence (a single booking has exactly one). */
 export const toCoreBooking = (row: BookingRecord, slot: SlotRecord): Booking => ({

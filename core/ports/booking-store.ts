@@ -20,6 +20,14 @@ export interface SaveOptions {
   }
 }
 
+/** Writing a new booking: the record, its slots, the create history, its events and first ticks. */
+export type InsertBooking = (
+  created: Transitioned,
+  occurrences: ReadonlyArray<Occurrence>,
+  extras: BookingExtras,
+  ticks?: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
+) => Effect.Effect<StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }, SlotTaken>
+
 /**
  * Where bookings, their slots, histories and booking events are kept. Slot writes are the
  * double-booking guard: two live slots of one asset never overlap (SlotTaken), whatever the
@@ -44,23 +52,13 @@ export class BookingStore extends Context.Service<
      * `ticks`: the new booking's first lifecycle ticks (TickStore rows), written with it in the
      * same round trip on PostgreSQL (a free create is then one batch).
      */
-    readonly insert: (
-      created: Transitioned,
-      occurrences: ReadonlyArray<Occurrence>,
-      extras: BookingExtras,
-      ticks?: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
-    ) => Effect.Effect<StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }, SlotTaken>
+    readonly insert: InsertBooking
     /**
      * `insert` as a unit of work of its own (joins an enclosing one): for a create that writes
      * nothing else (a free booking). On PostgreSQL one autocommit statement: no BEGIN and
      * COMMIT round trips; the same lock, constraint and SlotTaken.
      */
-    readonly insertAlone: (
-      created: Transitioned,
-      occurrences: ReadonlyArray<Occurrence>,
-      extras: BookingExtras,
-      ticks?: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
-    ) => Effect.Effect<StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }, SlotTaken>
+    readonly insertAlone: InsertBooking
     /** In tx: one occurrence's transition (slot, booking record, history, events); an overlap is SlotTaken. */
     readonly saveTransition: (
       stored: StoredBooking,
