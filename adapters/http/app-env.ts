@@ -5,6 +5,8 @@ import type { Principal } from "../../core/auth/principal.ts"
 export type AppEnv = {
   Variables: {
     requestId: string
+    /** `performance.now()` when the request arrived: the instant its reads must be fresh from. */
+    arrivedAt: number
     principal: Principal
     /** The request's server span; set only when tracing is on (use-case spans become its children). */
     span: Tracer.AnySpan | undefined

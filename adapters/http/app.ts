@@ -125,6 +125,7 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     const sent = node ? node.incoming.headers["x-request-id"] : c.req.header("x-request-id")
     const requestId = (typeof sent === "string" ? sent.slice(0, 64) : "") || crypto.randomUUID()
     c.set("requestId", requestId)
+    c.set("arrivedAt", performance.now())
     if (node) node.outgoing.setHeader("x-request-id", requestId)
     else c.header("X-Request-Id", requestId)
     return observe(c, () => beforeRoutes(c, next) as Promise<void>)

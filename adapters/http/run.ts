@@ -1,4 +1,5 @@
-import { Cause, Exit, type Effect, type ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, type ManagedRuntime } from "effect"
+import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
 import type { Context } from "hono"
 import type { Logger } from "../observability/logger.ts"
 import { withRequest } from "../observability/request-context.ts"
@@ -30,7 +31,9 @@ export const makeRun =
   <R>(runtime: ManagedRuntime.ManagedRuntime<R, never>, logger: Logger): Run<R> =>
   async (c, effect, onSuccess) => {
     const requestId = c.get("requestId")
-    const exit = await runtime.runPromiseExit(withRequest(effect, requestId, c.get("span")))
+    const arrivedAt = c.get("arrivedAt")
+    const fresh = arrivedAt === undefined ? effect : Effect.provideService(effect, ReadsFreshFrom, arrivedAt)
+    const exit = await runtime.runPromiseExit(withRequest(fresh, requestId, c.get("span")))
     if (Exit.isSuccess(exit)) return onSuccess(exit.value)
     const failure = Cause.findErrorOption(exit.cause)
     if (failure._tag === "Some" && isAppError(failure.value)) return errorResponse(c, failure.value)

@@ -13,6 +13,7 @@ import {
 import { LIVE_STATUSES, type AssetKind } from "../../core/booking/state.ts"
 import { AssetStore, type DeskFilter, type DeskGroup, type DeskWindows, type RoomFilter } from "../../core/ports/asset-store.ts"
 import { NotFound } from "../../core/shared/errors.ts"
+import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
 import { EpochCaches } from "./cache-epoch.ts"
 import type { Queryable } from "./database.ts"
 import { desksTable, projectsTable, roomsTable } from "./schema.ts"
@@ -301,8 +302,13 @@ export const AssetStorePostgres = Layer.effect(
         // never from the memo, never into it.
         if ((yield* CurrentTx) !== undefined) return yield* read((q) => freeAssets(q, kind, projectId, start, end))
         const ctx = yield* Effect.context<never>()
+        const freshFrom = yield* ReadsFreshFrom
         return yield* Effect.promise(() =>
-          freeSets.get(`${kind}:${projectId}:${start}:${end}`, () => Effect.runPromiseWith(ctx)(read((q) => freeAssets(q, kind, projectId, start, end)))),
+          freeSets.get(
+            `${kind}:${projectId}:${start}:${end}`,
+            () => Effect.runPromiseWith(ctx)(read((q) => freeAssets(q, kind, projectId, start, end))),
+            freshFrom,
+          ),
         )
       })
     /**

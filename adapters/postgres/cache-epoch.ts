@@ -43,7 +43,11 @@ export interface Caches {
  * concurrent misses on one key share one read; a failed read is not kept.
  */
 export interface SnapshotMemo<V> {
-  readonly get: (key: string, load: () => Promise<V>) => Promise<V>
+  /**
+   * The kept answer, or `load`'s. `freshFrom` (`performance.now()` when the caller's request
+   * arrived): a sync sent after it already serves, else the memo syncs first.
+   */
+  readonly get: (key: string, load: () => Promise<V>, freshFrom?: number) => Promise<V>
   readonly size: () => number
 }
 
@@ -86,15 +90,19 @@ export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches
 export const makeEpochCaches = (read: () => Promise<bigint | EpochRead>, now: () => number = () => Date.now()): Caches => {
   let epoch: bigint | undefined
   let snapshot: string | undefined
+  // When the last completed read was sent (monotonic): reads run one at a time, so it is the newest.
+  let snapshotReadFrom = Number.NEGATIVE_INFINITY
   const clears: Array<() => void> = []
   let current: Promise<void> | undefined
   let queued: Promise<void> | undefined
   const start = (): Promise<void> => {
+    const sentAt = performance.now()
     const p: Promise<void> = read()
       .then((r) => {
         const e = typeof r === "bigint" ? r : r.epoch
         // Reads run one at a time, so the last one to complete holds the newest snapshot.
         snapshot = typeof r === "bigint" ? undefined : r.snapshot
+        snapshotReadFrom = sentAt
         if (epoch === undefined || e > epoch) {
           for (const clear of clears) clear()
           epoch = e
@@ -163,9 +171,10 @@ export const makeEpochCaches = (read: () => Promise<bigint | EpochRead>, now: ()
     if (existing) return existing as unknown as SnapshotMemo<V>
     const held = new Map<string, { readonly snapshot: string; readonly value: Promise<V> }>()
     const memo: SnapshotMemo<V> = {
-      get: async (key, load) => {
-        // Its own sync (shared with concurrent callers): never an older snapshot than the caller's.
-        await sync()
+      get: async (key, load, freshFrom) => {
+        // A snapshot read after the caller's request arrived (the bearer check's sync), or its
+        // own sync (shared with concurrent callers): never an older snapshot than the caller's.
+        if (freshFrom === undefined || snapshotReadFrom <= freshFrom) await sync()
         const at = snapshot
         const hit = held.get(key)
         if (at !== undefined && hit !== undefined && hit.snapshot === at) {

@@ -6,6 +6,7 @@ import type { Queryable } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 import { toPaymentRecord } from "./payment-store.ts"
 import { paymentsTable } from "./tables/payments.ts"
+import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
 import { EpochCaches } from "./cache-epoch.ts"
 import { CurrentTx, read, SqlDatabase } from "./unit-of-work.ts"
 
@@ -341,7 +342,8 @@ export const MeetingReadStorePostgres = Layer.effect(
         Effect.gen(function* () {
           // Inside a transaction: its own snapshot and writes, never the memo.
           if ((yield* CurrentTx) !== undefined) return yield* listNow(filter)
-          return yield* Effect.promise(() => pages.get(JSON.stringify(filter), () => Effect.runPromise(listNow(filter))))
+          const freshFrom = yield* ReadsFreshFrom
+          return yield* Effect.promise(() => pages.get(JSON.stringify(filter), () => Effect.runPromise(listNow(filter)), freshFrom))
         }),
     })
   }),

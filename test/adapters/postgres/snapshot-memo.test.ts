@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest"
+import { makeEpochCaches } from "../../../adapters/postgres/cache-epoch.ts"
+
+/** A cache-epoch reader whose snapshot the test moves, counting the reads it answers. */
+const reader = () => {
+  const state = { snapshot: "1:1:", reads: 0 }
+  return { state, read: async () => ({ epoch: 1n, snapshot: (state.reads++, state.snapshot) }) }
+}
+
+describe("answers kept by database snapshot (SnapshotMemo)", () => {
+  it("an answer is reused while a later sync reads the same snapshot, and read again once anything committed", async () => {
+    const { state, read } = reader()
+    const memo = makeEpochCaches(read).bySnapshot<number>("t", 4)
+    let loads = 0
+    const load = async () => ++loads
+    expect(await memo.get("k", load)).toBe(1)
+    expect(await memo.get("k", load)).toBe(1)
+    state.snapshot = "1:2:"
+    expect(await memo.get("k", load)).toBe(2)
+    expect(state.reads).toBe(3)
+  })
+
+  it("a request that arrived before the last sync was sent needs no sync of its own; one that arrived after it does", async () => {
+    const { state, read } = reader()
+    const caches = makeEpochCaches(read)
+    const memo = caches.bySnapshot<number>("t", 4)
+    const arrived = performance.now()
+    await caches.sync() // the bearer check's sync, sent after the request arrived
+    let loads = 0
+    expect(await memo.get("k", async () => ++loads, arrived)).toBe(1)
+    expect(state.reads).toBe(1)
+    // Committed elsewhere; a request arriving now must not get the kept answer.
+    state.snapshot = "1:2:"
+    expect(await memo.get("k", async () => ++loads, performance.now())).toBe(2)
+    expect(state.reads).toBe(2)
+  })
+
+  it("a failed read is not kept", async () => {
+    const { read } = reader()
+    const memo = makeEpochCaches(read).bySnapshot<number>("t", 4)
+    await expect(memo.get("k", () => Promise.reject(new Error("down")))).rejects.toThrow("down")
+    expect(await memo.get("k", async () => 7)).toBe(7)
+  })
+})
