@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception"
 import { ValidationFailed } from "../../core/shared/errors.ts"
 import { Cause, Exit } from "effect"
 import { Tokens } from "../../core/auth/tokens.ts"
+import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
 import { isSharedManual } from "../clock/clocks.ts"
 import type { HttpDeps } from "./http-deps.ts"
 import type { AppEnv } from "./app-env.ts"
@@ -163,7 +164,9 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     const guarded = new Hono<AppEnv>()
     guarded.use(bearerChallenge)
     guarded.use(async (c, next) => {
-      const exit = await s.runtime.runPromiseExit(tokens.authenticate(c.req.header("authorization")))
+      const exit = await s.runtime.runPromiseExit(
+        Effect.provideService(tokens.authenticate(c.req.header("authorization")), ReadsFreshFrom, c.get("arrivedAt")),
+      )
       if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
       c.set("principal", exit.value)
       await next()

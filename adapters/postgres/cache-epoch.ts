@@ -15,8 +15,13 @@ import { SqlDatabase } from "./unit-of-work.ts"
  * next one (which starts after they asked), so a process sends at most one read at a time.
  */
 export interface Caches {
-  /** Makes the caches current as of a read that starts now; every request calls it first. */
-  readonly sync: () => Promise<void>
+  /**
+   * Makes the caches current as of a read that starts now; every request calls it first. With
+   * `freshFrom` (`performance.now()` when the caller's request arrived) a read sent after that
+   * instant, in flight or the last completed, serves instead: it sees every commit made before
+   * the request arrived.
+   */
+  readonly sync: (freshFrom?: number) => Promise<void>
   /** The named cache (created on first use with these bounds; one per name). */
   readonly cache: <K, V>(name: string, options: { max: number; ttlMs?: number }) => EpochCache<K, V>
   /** Entries per cache, for the memory notes in bench/README.md. */
@@ -94,9 +99,11 @@ export const makeEpochCaches = (read: () => Promise<bigint | EpochRead>, now: ()
   let snapshotReadFrom = Number.NEGATIVE_INFINITY
   const clears: Array<() => void> = []
   let current: Promise<void> | undefined
+  let currentSentAt = Number.NEGATIVE_INFINITY
   let queued: Promise<void> | undefined
   const start = (): Promise<void> => {
     const sentAt = performance.now()
+    currentSentAt = sentAt
     const p: Promise<void> = read()
       .then((r) => {
         const e = typeof r === "bigint" ? r : r.epoch
@@ -114,7 +121,11 @@ export const makeEpochCaches = (read: () => Promise<bigint | EpochRead>, now: ()
     current = p
     return p
   }
-  const sync = (): Promise<void> => {
+  const sync = (freshFrom?: number): Promise<void> => {
+    if (freshFrom !== undefined) {
+      if (current !== undefined && currentSentAt > freshFrom) return current
+      if (current === undefined && snapshotReadFrom > freshFrom) return Promise.resolve()
+    }
     if (current === undefined) return start()
     queued ??= current
       .catch(() => {})
@@ -172,9 +183,9 @@ export const makeEpochCaches = (read: () => Promise<bigint | EpochRead>, now: ()
     const held = new Map<string, { readonly snapshot: string; readonly value: Promise<V> }>()
     const memo: SnapshotMemo<V> = {
       get: async (key, load, freshFrom) => {
-        // A snapshot read after the caller's request arrived (the bearer check's sync), or its
-        // own sync (shared with concurrent callers): never an older snapshot than the caller's.
-        if (freshFrom === undefined || snapshotReadFrom <= freshFrom) await sync()
+        // A snapshot read sent after the caller's request arrived (the bearer check's sync), or
+        // its own sync (shared with concurrent callers): never an older snapshot than the caller's.
+        await sync(freshFrom)
         const at = snapshot
         const hit = held.get(key)
         if (at !== undefined && hit !== undefined && hit.snapshot === at) {

@@ -3,6 +3,7 @@ import { Effect, Layer, Option } from "effect"
 import type { AppRecord, TokenGrant } from "../../core/auth/records.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { TokenStore } from "../../core/ports/token-store.ts"
+import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
 import { EpochCaches } from "./cache-epoch.ts"
 import type { Queryable } from "./database.ts"
 import { appProjectsTable, appsTable, tokensTable } from "./schema.ts"
@@ -56,8 +57,8 @@ export const TokenStorePostgres = Layer.effect(
      */
     const tokenCache = caches.cache<string, TokenGrant>("tokens", { max: 10_000, ttlMs: 60_000 })
     /** One sync (shared with concurrent requests) then the cache: no round trip on a hit. */
-    const grantOf = async (hash: string): Promise<TokenGrant | undefined> => {
-      await caches.sync()
+    const grantOf = async (hash: string, freshFrom: number | undefined): Promise<TokenGrant | undefined> => {
+      await caches.sync(freshFrom)
       // Only live access tokens are kept; anything else is looked up (and refused) each time.
       let looked: TokenGrant | undefined
       const cached = await tokenCache.getOrLoad(hash, async () => {
@@ -92,7 +93,11 @@ export const TokenStorePostgres = Layer.effect(
             createdAt: new Date(t.createdAt),
           })
         }),
-      grantOf: (hash) => Effect.promise(() => grantOf(hash)).pipe(Effect.map(Option.fromUndefinedOr)),
+      grantOf: (hash) =>
+        Effect.gen(function* () {
+          const freshFrom = yield* ReadsFreshFrom
+          return Option.fromUndefinedOr(yield* Effect.promise(() => grantOf(hash, freshFrom)))
+        }),
       rotateRefresh: (hash, now) =>
         write("TokenStore.rotateRefresh", async (tx) => {
           const at = new Date(now)

@@ -35,6 +35,25 @@ describe("answers kept by database snapshot (SnapshotMemo)", () => {
     expect(state.reads).toBe(2)
   })
 
+  it("a request joins a cache-epoch read in flight that was sent after it arrived, and waits for the next one otherwise", async () => {
+    let release: () => void = () => {}
+    let reads = 0
+    const caches = makeEpochCaches(() => {
+      reads++
+      return new Promise((resolve) => (release = () => resolve({ epoch: 1n, snapshot: `s${reads}` })))
+    })
+    const early = performance.now()
+    const first = caches.sync()
+    const joined = caches.sync(early)
+    const late = caches.sync(performance.now())
+    release()
+    await Promise.all([first, joined])
+    expect(reads).toBe(2) // the late caller's own read started after the first ended
+    release()
+    await late
+    expect(caches.snapshot()).toBe("s2")
+  })
+
   it("a failed read is not kept", async () => {
     const { read } = reader()
     const memo = makeEpochCaches(read).bySnapshot<number>("t", 4)
