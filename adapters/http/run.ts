@@ -31,8 +31,7 @@ export const makeRun =
   <R>(runtime: ManagedRuntime.ManagedRuntime<R, never>, logger: Logger): Run<R> =>
   async (c, effect, onSuccess) => {
     const requestId = c.get("requestId")
-    const arrivedAt = c.get("arrivedAt")
-    const fresh = arrivedAt === undefined ? effect : Effect.provideService(effect, ReadsFreshFrom, arrivedAt)
+    const fresh = Effect.provideService(effect, ReadsFreshFrom, c.get("arrivedAt"))
     const exit = await runtime.runPromiseExit(withRequest(fresh, requestId, c.get("span")))
     if (Exit.isSuccess(exit)) return onSuccess(exit.value)
     const failure = Cause.findErrorOption(exit.cause)

@@ -2,12 +2,9 @@ import { Effect, Layer, Option } from "effect"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import { newBookingRecord, newSlotRecords, type BookingRecord, type HistoryRecord, type SlotRecord, type StoredBooking } from "../../core/booking/meeting.ts"
 import { isLive, type BookingStatus } from "../../core/booking/state.ts"
-import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.ts"
-import type { BookingExtras } from "../../core/booking/meeting.ts"
-import type { Occurrence } from "../../core/booking/recurrence.ts"
-import type { LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
+import type { HistoryEntry } from "../../core/booking/transitions.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
-import { BookingStore } from "../../core/ports/booking-store.ts"
+import { BookingStore, type InsertBooking } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { TickStore } from "../../core/ports/tick-store.ts"
 import * as Interval from "../../core/shared/interval.ts"
@@ -101,12 +98,7 @@ export const BookingStoreMemory = Layer.effect(
         histories: new Map(t.histories).set(h.bookingId, [...(t.histories.get(h.bookingId) ?? []), h]),
       }))
 
-    const insert = (
-      created: Transitioned,
-      occurrences: ReadonlyArray<Occurrence>,
-      extras: BookingExtras,
-      schedule: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
-    ) =>
+    const insert: InsertBooking = (created, occurrences, extras, schedule) =>
       Effect.gen(function* () {
         yield* requireTx("BookingStore.insert")
         const b = created.booking
@@ -140,7 +132,7 @@ export const BookingStoreMemory = Layer.effect(
         requireTx("BookingStore.loadForUpdate").pipe(
           Effect.map(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),
         ),
-      insert: (created, occurrences, extras, schedule) => insert(created, occurrences, extras, schedule),
+      insert,
       insertAlone: (created, occurrences, extras, schedule) =>
         memoryTransaction(db, insert(created, occurrences, extras, schedule)),
       saveTransition: (stored, slot, result, options) =>

@@ -13,12 +13,11 @@ import {
 import { LIVE_STATUSES, type AssetKind } from "../../core/booking/state.ts"
 import { AssetStore, type DeskFilter, type DeskGroup, type DeskWindows, type RoomFilter } from "../../core/ports/asset-store.ts"
 import { NotFound } from "../../core/shared/errors.ts"
-import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
-import { EpochCaches } from "./cache-epoch.ts"
+import { EpochCaches, readBySnapshot } from "./cache-epoch.ts"
 import type { Queryable } from "./database.ts"
 import { desksTable, projectsTable, roomsTable } from "./schema.ts"
 import { bookingSlotsTable } from "./tables/bookings.ts"
-import { CurrentTx, read as readDb, SqlDatabase } from "./unit-of-work.ts"
+import { read as readDb, SqlDatabase } from "./unit-of-work.ts"
 
 type RoomRow = typeof roomsTable.$inferSelect
 type DeskRow = typeof desksTable.$inferSelect
@@ -297,20 +296,7 @@ export const AssetStorePostgres = Layer.effect(
      */
     const freeSets = caches.bySnapshot<ReadonlySet<string>>("free-assets", 16)
     const freeIds = (kind: AssetKind, projectId: string, start: number, end: number) =>
-      Effect.gen(function* () {
-        // Inside a transaction the statement sees that transaction's own writes and snapshot:
-        // never from the memo, never into it.
-        if ((yield* CurrentTx) !== undefined) return yield* read((q) => freeAssets(q, kind, projectId, start, end))
-        const ctx = yield* Effect.context<never>()
-        const freshFrom = yield* ReadsFreshFrom
-        return yield* Effect.promise(() =>
-          freeSets.get(
-            `${kind}:${projectId}:${start}:${end}`,
-            () => Effect.runPromiseWith(ctx)(read((q) => freeAssets(q, kind, projectId, start, end))),
-            freshFrom,
-          ),
-        )
-      })
+      readBySnapshot(freeSets, `${kind}:${projectId}:${start}:${end}`, read((q) => freeAssets(q, kind, projectId, start, end)))
     /**
      * The listing order filtered to a free set, with no other filter: derived once per (free
      * set, cached assets), so a repeated search does not walk every asset again.

@@ -1,11 +1,11 @@
 import { getTableColumns, type Table } from "drizzle-orm"
 import type { Sql } from "postgres"
-import { newBookingRecord, newSlotRecords, type BookingExtras, type HistoryRecord, type StoredBooking } from "../../core/booking/meeting.ts"
+import { newBookingRecord, newSlotRecords, type BookingExtras } from "../../core/booking/meeting.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
 import { tickRank } from "../../core/booking/timeline.ts"
 import { ticksToSchedule } from "../../core/booking/tick-schedule.ts"
 import type { Transitioned } from "../../core/booking/transitions.ts"
-import type { LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
+import type { FirstTicks, InsertedBooking } from "../../core/ports/booking-store.ts"
 import { historyValues } from "./booking-repo.ts"
 import { wakeAfterCommit, type Db } from "./database.ts"
 import { outboxValues, WEBHOOK_CHANNEL } from "./outbox.ts"
@@ -62,8 +62,8 @@ export const insertBookingAlone = async (
   created: Transitioned,
   occurrences: ReadonlyArray<Occurrence>,
   extras: BookingExtras,
-  ticks: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
-): Promise<StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }> => {
+  ticks: FirstTicks | undefined,
+): Promise<InsertedBooking> => {
   const b = created.booking
   const row = newBookingRecord(b, extras)
   const slots = newSlotRecords(newId, b, occurrences)

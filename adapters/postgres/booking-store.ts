@@ -1,6 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import { SlotTaken } from "../../core/booking/errors.ts"
-import { BookingStore } from "../../core/ports/booking-store.ts"
+import { BookingStore, type FirstTicks, type InsertedBooking } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import * as Interval from "../../core/shared/interval.ts"
 import {
@@ -17,10 +17,9 @@ import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION } from "./datab
 import { CurrentTx, DatabaseError, inTx, read, SqlDatabase, write } from "./unit-of-work.ts"
 import { insertBookingAlone } from "./booking-create.ts"
 import type { Tx } from "./database.ts"
-import type { BookingExtras, HistoryRecord, StoredBooking } from "../../core/booking/meeting.ts"
+import type { BookingExtras } from "../../core/booking/meeting.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
 import type { Transitioned } from "../../core/booking/transitions.ts"
-import type { LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
 
 /**
  * BookingStore over PostgreSQL/PGlite. The SQL is booking-repo.ts's (still shared with the
@@ -47,14 +46,13 @@ export const BookingStorePostgres = Layer.effect(
     const ids = yield* Ids
     const database = yield* SqlDatabase
     const run = <A, E>(self: Effect.Effect<A, E, SqlDatabase>) => Effect.provideService(self, SqlDatabase, database)
-    type Inserted = StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }
     const insertIn = (
       tx: Tx,
       created: Transitioned,
       occurrences: ReadonlyArray<Occurrence>,
       extras: BookingExtras,
-      ticks: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
-    ): Promise<Inserted> =>
+      ticks: FirstTicks | undefined,
+    ): Promise<InsertedBooking> =>
       insertBooking(
         tx,
         ids.newId,
@@ -82,7 +80,7 @@ export const BookingStorePostgres = Layer.effect(
       insertAlone: (created, occurrences, extras, ticks) =>
         Effect.gen(function* () {
           const tx = yield* CurrentTx
-          const written = (): Promise<Inserted> =>
+          const written = (): Promise<InsertedBooking> =>
             // Inside a unit of work: its transaction. On PGlite (one in-process connection, no
             // round trips to save): a transaction of its own, as `insert` sends it.
             tx !== undefined

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm"
 import { Context, Effect, Layer } from "effect"
 import { execute, type Db } from "./database.ts"
-import { SqlDatabase } from "./unit-of-work.ts"
+import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
+import { CurrentTx, SqlDatabase } from "./unit-of-work.ts"
 
 /**
  * Caches of rows every request reads and few requests change (access tokens, apps, projects,
@@ -56,6 +57,19 @@ export interface SnapshotMemo<V> {
   readonly size: () => number
 }
 
+/**
+ * `read` answered through `memo` under `key`, run with the caller's context; fresh from the
+ * caller's request arrival (`ReadsFreshFrom`). Inside a transaction the statement runs as is:
+ * it sees that transaction's own writes and snapshot, never the memo's, and is never kept.
+ */
+export const readBySnapshot = <V>(memo: SnapshotMemo<V>, key: string, read: Effect.Effect<V>): Effect.Effect<V> =>
+  Effect.gen(function* () {
+    if ((yield* CurrentTx) !== undefined) return yield* read
+    const freshFrom = yield* ReadsFreshFrom
+    const ctx = yield* Effect.context<never>()
+    return yield* Effect.promise(() => memo.get(key, () => Effect.runPromiseWith(ctx)(read), freshFrom))
+  })
+
 export interface EpochCache<K, V> {
   readonly get: (key: K) => V | undefined
   /**
@@ -92,7 +106,7 @@ export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches
   makeEpochCaches(() => readCacheEpochAndSnapshot(db), now)
 
 /** Caches emptied whenever `read` returns a higher epoch than the last one seen. */
-export const makeEpochCaches = (read: () => Promise<bigint | EpochRead>, now: () => number = () => Date.now()): Caches => {
+export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => number = () => Date.now()): Caches => {
   let epoch: bigint | undefined
   let snapshot: string | undefined
   // When the last completed read was sent (monotonic): reads run one at a time, so it is the newest.
@@ -106,13 +120,12 @@ export const makeEpochCaches = (read: () => Promise<bigint | EpochRead>, now: ()
     currentSentAt = sentAt
     const p: Promise<void> = read()
       .then((r) => {
-        const e = typeof r === "bigint" ? r : r.epoch
         // Reads run one at a time, so the last one to complete holds the newest snapshot.
-        snapshot = typeof r === "bigint" ? undefined : r.snapshot
+        snapshot = r.snapshot
         snapshotReadFrom = sentAt
-        if (epoch === undefined || e > epoch) {
+        if (epoch === undefined || r.epoch > epoch) {
           for (const clear of clears) clear()
-          epoch = e
+          epoch = r.epoch
         }
       })
       .finally(() => {
@@ -212,8 +225,7 @@ export const makeEpochCaches = (read: () => Promise<bigint | EpochRead>, now: ()
     memos.set(name, memo as unknown as SnapshotMemo<never>)
     return memo
   }
-  const sizes = () =>
-    Object.fromEntries([...[...named].map(([name, c]) => [name, c.size()] as const), ...[...memos].map(([name, m]) => [name, m.size()] as const)])
+  const sizes = () => Object.fromEntries([...named, ...memos].map(([name, c]) => [name, c.size()]))
   return { sync, cache, sizes, snapshot: () => snapshot, bySnapshot }
 }
 
@@ -230,5 +242,5 @@ export class EpochCaches extends Context.Service<EpochCaches, Caches>()("keyspac
     }),
   )
   /** The memory profile: one process, nothing to follow. */
-  static readonly layerMemory = Layer.sync(EpochCaches, () => makeEpochCaches(() => Promise.resolve(0n)))
+  static readonly layerMemory = Layer.sync(EpochCaches, () => makeEpochCaches(() => Promise.resolve({ epoch: 0n })))
 }

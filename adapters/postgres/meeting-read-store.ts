@@ -6,9 +6,8 @@ import type { Queryable } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 import { toPaymentRecord } from "./payment-store.ts"
 import { paymentsTable } from "./tables/payments.ts"
-import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
-import { EpochCaches } from "./cache-epoch.ts"
-import { CurrentTx, read, SqlDatabase } from "./unit-of-work.ts"
+import { EpochCaches, readBySnapshot } from "./cache-epoch.ts"
+import { read, SqlDatabase } from "./unit-of-work.ts"
 
 type BookingRow = typeof bookingsTable.$inferSelect
 type SlotRow = typeof bookingSlotsTable.$inferSelect
@@ -338,13 +337,7 @@ export const MeetingReadStorePostgres = Layer.effect(
     const listNow = (filter: MeetingFilter) => provideDb(read((q) => list(q, filter)))
     return MeetingReadStore.of({
       get: (id) => provideDb(read((q) => get(q, id))),
-      list: (filter) =>
-        Effect.gen(function* () {
-          // Inside a transaction: its own snapshot and writes, never the memo.
-          if ((yield* CurrentTx) !== undefined) return yield* listNow(filter)
-          const freshFrom = yield* ReadsFreshFrom
-          return yield* Effect.promise(() => pages.get(JSON.stringify(filter), () => Effect.runPromise(listNow(filter)), freshFrom))
-        }),
+      list: (filter) => readBySnapshot(pages, JSON.stringify(filter), listNow(filter)),
     })
   }),
 )

@@ -89,12 +89,6 @@ const bookingContext = async (
   }
 }
 
-/**
- * Turns queued booking outbox events into deliveries. Claims queue rows with SKIP LOCKED and
- * deletes them in the transaction that inserts the deliveries, so several processes relay in
- * parallel without losing or duplicating an event. Names are joined now, at relay time.
- * Returns how many events were taken.
- */
 /** What the relay needs of the worker that runs it. */
 export interface RelayDeps {
   readonly database: Database
@@ -127,6 +121,12 @@ const dropUnsubscribed = async (q: Queryable, batch: number): Promise<{ taken: n
   return { taken: Number(row?.taken ?? 0), wanted: Number(row?.wanted ?? 0) }
 }
 
+/**
+ * Turns queued booking outbox events into deliveries. Claims queue rows with SKIP LOCKED and
+ * deletes them with the deliveries' insert, so several processes relay in parallel without
+ * losing or duplicating an event. Names are joined now, at relay time. Returns how many
+ * events were taken.
+ */
 export const relayOutbox = async (s: RelayDeps, batch = 100): Promise<number> => {
   const first = await dropUnsubscribed(s.database.db, batch)
   return first.wanted === 0 ? first.taken : relaySubscribed(s, batch)

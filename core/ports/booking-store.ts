@@ -20,13 +20,22 @@ export interface SaveOptions {
   }
 }
 
+/** A new booking's first lifecycle ticks (TickStore rows), written with it. */
+export interface FirstTicks {
+  readonly snapshots: ReadonlyArray<LifecycleSnapshot>
+  readonly now: number
+}
+
+/** A booking just written, with its create history. */
+export type InsertedBooking = StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }
+
 /** Writing a new booking: the record, its slots, the create history, its events and first ticks. */
 export type InsertBooking = (
   created: Transitioned,
   occurrences: ReadonlyArray<Occurrence>,
   extras: BookingExtras,
-  ticks?: { readonly snapshots: ReadonlyArray<LifecycleSnapshot>; readonly now: number } | undefined,
-) => Effect.Effect<StoredBooking & { readonly histories: ReadonlyArray<HistoryRecord> }, SlotTaken>
+  ticks?: FirstTicks | undefined,
+) => Effect.Effect<InsertedBooking, SlotTaken>
 
 /**
  * Where bookings, their slots, histories and booking events are kept. Slot writes are the
