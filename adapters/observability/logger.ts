@@ -16,7 +16,10 @@ export interface Logger {
   readonly enabled?: (level: Level) => boolean
 }
 
-/** The line writer. `console.log` is looked up per line, so a test's spy sees every line. */
+/**
+ * The line writer. By default `console.log`, looked up per line, so a test's spy sees every
+ * line; the Node entry passes a batching writer (line-buffer.ts).
+ */
 export const makeLogger = (
   minLevel: Level | "silent",
   base: Record<string, unknown> = {},
