@@ -67,6 +67,11 @@ export const edgeFetch = (deps: {
   readonly choose: (method: string, path: string, request: Request, node: NodeBindings | undefined) => EdgeTarget
 }): Fetch => {
   const { observer, newRequestId, getPath, choose } = deps
+  // Module-level steps over one record per request: a synchronous answer allocates no closure.
+  const answered = (edge: Edge, res: Response): Response => {
+    finish(observer, edge, res.status)
+    return edge.node ? res : withRequestId(res, edge.requestId)
+  }
   return (request, env) => {
     const arrivedAt = performance.now()
     // On Node the adapter hands over the raw request and response: reading and writing the
@@ -79,22 +84,9 @@ export const edgeFetch = (deps: {
     const method = request.method
     const traceparent = observer.traced ? (node ? node.incoming.headers["traceparent"] : request.headers.get("traceparent")) : undefined
     const span = observer.startSpan(method, typeof traceparent === "string" ? traceparent : undefined, requestId)
-    const edge: RequestEdge = { requestId, arrivedAt, span, failure: undefined }
     const path = getPath(request)
     const target = choose(method, path, request, node)
-    const finish = (status: number): void => {
-      // Hono answers HEAD with its GET route.
-      const route = routePattern(target.router.match(method === "HEAD" ? "GET" : method, path)[0])
-      observer.finish({ requestId, method, route, path, status, arrivedAt, span, error: edge.failure })
-    }
-    const answered = (res: Response): Response => {
-      finish(res.status)
-      return node ? res : withRequestId(res, requestId)
-    }
-    const failed = (e: unknown): never => {
-      finish(500)
-      throw e
-    }
+    const edge: Edge = { requestId, arrivedAt, span, failure: undefined, method, path, target, node }
     let res: Response | Promise<Response>
     try {
       const ctx = edge as unknown as Parameters<Fetch>[2]
@@ -103,10 +95,33 @@ export const edgeFetch = (deps: {
         ? runWithRequestContext({ requestId, traceId: span.traceId, spanId: span.spanId }, () => target.fetch(request, env, ctx))
         : target.fetch(request, env, ctx)
     } catch (e) {
-      return failed(e)
+      finish(observer, edge, 500)
+      throw e
     }
-    return res instanceof Promise ? res.then(answered, failed) : answered(res)
+    if (!(res instanceof Promise)) return answered(edge, res)
+    return res.then(
+      (r) => answered(edge, r),
+      (e: unknown) => {
+        finish(observer, edge, 500)
+        throw e
+      },
+    )
   }
+}
+
+/** The edge's own record of a request (what the routes see of it is `RequestEdge`). */
+interface Edge extends RequestEdge {
+  readonly method: string
+  readonly path: string
+  readonly target: EdgeTarget
+  readonly node: NodeBindings | undefined
+}
+
+const finish = (observer: RequestObserver, edge: Edge, status: number): void => {
+  // Hono answers HEAD with its GET route.
+  const method = edge.method
+  const route = routePattern(edge.target.router.match(method === "HEAD" ? "GET" : method, edge.path)[0])
+  observer.finish(edge, route, status)
 }
 
 /** The portable path: the header on the answer itself (a copy when its headers are immutable). */

@@ -21,20 +21,17 @@ export const routePattern = (matched: MatchedHandlers): string => {
 /** Probes and scrapes would drown the request log; they are logged at debug only. */
 const QUIET_ROUTES = new Set(["/healthz", "/metrics"])
 
-/** One answered request, as the observer records it. */
+/** One request, as the observer records it when it is answered. */
 export interface ObservedRequest {
   readonly requestId: string
   readonly method: string
-  /** The route pattern (`routePattern`). */
-  readonly route: string
   /** The request's path (`c.req.path`). */
   readonly path: string
-  readonly status: number
   /** `performance.now()` when the request arrived. */
   readonly arrivedAt: number
   readonly span: Tracer.Span | undefined
   /** The typed failure the answer was rendered from, if any. */
-  readonly error: unknown
+  readonly failure: unknown
 }
 
 export interface RequestObserver {
@@ -42,8 +39,8 @@ export interface RequestObserver {
   readonly traced: boolean
   /** The request's server span when tracing is on (its parent from `traceparent`). */
   readonly startSpan: (method: string, traceparent: string | undefined, requestId: string) => Tracer.Span | undefined
-  /** One request log line, the request metrics, the span's end. */
-  readonly finish: (r: ObservedRequest) => void
+  /** One request log line, the request metrics, the span's end; `route` is the `routePattern`. */
+  readonly finish: (r: ObservedRequest, route: string, status: number) => void
 }
 
 /**
@@ -61,12 +58,13 @@ export const requestObserver = (deps: {
   return {
     traced: tracer !== undefined,
     startSpan: (method, traceparent, requestId) => (tracer ? startServerSpan(tracer, method, traceparent, requestId) : undefined),
-    finish: ({ requestId, method, route, path: requestPath, status, arrivedAt, span, error }) => {
+    finish: (r, route, status) => {
+      const { requestId, method, span } = r
       // The partner's own user ids may be emails or other personal data: those paths stay out.
-      const path = route.includes(":externalUserId") ? undefined : requestPath
-      const seconds = (performance.now() - arrivedAt) / 1000
+      const path = route.includes(":externalUserId") ? undefined : r.path
+      const seconds = (performance.now() - r.arrivedAt) / 1000
       metrics.httpRequest(method, route, status, seconds)
-      if ((error as { _tag?: unknown } | undefined)?._tag === "RateLimited") metrics.rateLimitHit()
+      if ((r.failure as { _tag?: unknown } | undefined)?._tag === "RateLimited") metrics.rateLimitHit()
       if (span) endServerSpan(span, route, path, status)
       const level = QUIET_ROUTES.has(route) ? "debug" : status >= 500 ? "error" : "info"
       if (logger.enabled?.(level) !== false)
