@@ -162,10 +162,9 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
   for (const h of [limited, routes]) h.notFound(notFound).onError(onError)
 
   const observer = requestObserver({ logger: s.logger, metrics: s.metrics, tracer: telemetry.tracer })
-  const routesFetch = routes.fetch
-  const limitedFetch = limited.fetch
-  const toRoutes = { fetch: routesFetch, router: routes.router }
-  const toLimited = { fetch: limitedFetch, router: limited.router }
+  // The apps' own fetch, taken before `limited`'s becomes the edge.
+  const toRoutes = { fetch: routes.fetch, router: routes.router }
+  const toLimited = { fetch: limited.fetch, router: limited.router }
   limited.fetch = edgeFetch({
     observer,
     newRequestId: requestIds(),
