@@ -15,27 +15,23 @@ import { authRoutes } from "./routes/auth.ts"
 import { makeRun } from "./run.ts"
 import { operatorRoutes } from "./routes/operator.ts"
 import { adminAuth } from "./admin-auth.ts"
-import { observeRequests } from "../observability/http-observer.ts"
+import { requestObserver } from "../observability/http-observer.ts"
 import { withRequest } from "../observability/request-context.ts"
 import { Telemetry } from "../observability/telemetry.ts"
 import { docsRoutes } from "./routes/docs.ts"
 import { metricsRoutes } from "./routes/metrics.ts"
 import { bearerChallenge, tokenResponseHeaders } from "./oauth-headers.ts"
-
-/** What @hono/node-server passes as `c.env` (typed structurally: no node: import here). */
-interface NodeBindings {
-  readonly incoming: { readonly headers: Record<string, string | string[] | undefined> }
-  readonly outgoing: { setHeader: (name: string, value: string) => unknown }
-}
+import { answeredWith, edgeFetch, edgeOf, nodeBindings } from "./edge.ts"
+import { requestIds } from "./request-id.ts"
 
 /** The token endpoint: its answers carry no-store headers (oauth-headers.ts). */
 const TOKEN_PATH = "/auth/accessToken"
 
 /** Whether the request announces a body (Content-Length or Transfer-Encoding). */
-const declaresBody = (c: Context<AppEnv>): boolean => {
-  const node = (c.env as NodeBindings | undefined)?.outgoing ? (c.env as NodeBindings) : undefined
+const declaresBody = (request: Request, env: unknown): boolean => {
+  const node = nodeBindings(env)
   if (node) return node.incoming.headers["content-length"] !== undefined || node.incoming.headers["transfer-encoding"] !== undefined
-  return c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined
+  return request.headers.has("content-length") || request.headers.has("transfer-encoding")
 }
 
 /** A surface mounted under the bearer-token middleware (bookings, partner members, ...). */
@@ -53,21 +49,19 @@ export interface AppParts {
   readonly public?: readonly Surface[]
 }
 
-/** The one Hono app every runtime serves. */
+/**
+ * The one Hono app every runtime serves: its `fetch` is the edge (adapters/http/edge.ts:
+ * request id, request line and metrics), which hands each request to one of two apps with the
+ * same routes: `routes` alone for a GET or HEAD that declares no body, `limited` (the body
+ * limit and the token endpoint's headers first) for every other request.
+ */
 export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
-  const app = new Hono<AppEnv>()
+  const routes = new Hono<AppEnv>()
 
-  // One request log line and the request metrics per request; the request id on every line.
   // The runtime is built before the app: its telemetry is read once here, not per request.
   const telemetry = s.runtime.runSync(Effect.service(Telemetry))
-  const observe = observeRequests<AppEnv>({
-    logger: s.logger,
-    metrics: s.metrics,
-    tracer: telemetry.tracer,
-    requestId: (c) => c.get("requestId"),
-    setSpan: (c, span) => c.set("span", span),
-  })
   const onError: ErrorHandler<AppEnv> = (err, c) => {
+    answeredWith(c, err)
     if (isAppError(err)) {
       const { status, body, headers } = toErrorResponse(err)
       for (const [k, v] of Object.entries(headers)) c.header(k, v)
@@ -80,7 +74,7 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     }
     // The request id comes from the request context when there is one; the child covers errors
     // raised outside it. Built here only, not per request.
-    const requestId = c.get("requestId")
+    const requestId = edgeOf(c).requestId
     const logger = requestId ? s.logger.child({ requestId }) : s.logger
     logger.log("error", "unhandled error", {
       method: c.req.method,
@@ -105,57 +99,41 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
       c.res = await onError(err, c)
     }
   }
-  // What runs between the observer and the routes: the token endpoint's no-store headers
-  // around the body limit (so a refused oversized token request is not cacheable either), and
-  // the body limit for any request that may carry a body. A GET or HEAD that declares none has
-  // nothing to limit or drain, and asking for its body makes the Node adapter build a full
-  // undici Request (most GETs take this path).
+  // What runs before the routes of `limited`: the token endpoint's no-store headers around the
+  // body limit (so a refused oversized token request is not cacheable either), and the body
+  // limit for any request that may carry a body. A GET or HEAD that declares none has nothing
+  // to limit or drain, and asking for its body makes the Node adapter build a full undici
+  // Request: the edge sends those to `routes` (unless they ask for the token endpoint).
   const beforeRoutes = (c: Context<AppEnv>, next: Next): Promise<unknown> => {
     const method = c.req.method
-    const limited: Next = (method === "GET" || method === "HEAD") && !declaresBody(c) ? next : () => limitBody(c, next)
+    const limited: Next = (method === "GET" || method === "HEAD") && !declaresBody(c.req.raw, c.env) ? next : () => limitBody(c, next)
     return c.req.path === TOKEN_PATH ? tokenResponseHeaders(c, limited) : limited()
   }
-  // Request id, observation, token headers and body limit run as one middleware: each
-  // middleware level is an async step of Hono's compose (a closure and promises per request),
-  // and this chain runs for every request (a third of a trivial route's cost over Hono's own).
-  app.use((c, next) => {
-    // On Node the adapter hands over the raw request and response: reading and writing the
-    // header there avoids building a fetch Headers object for each (most of a trivial route's
-    // cost). Other runtimes, and in-process `app.request`, take the portable path.
-    const node = (c.env as NodeBindings | undefined)?.outgoing ? (c.env as NodeBindings) : undefined
-    const sent = node ? node.incoming.headers["x-request-id"] : c.req.header("x-request-id")
-    const requestId = (typeof sent === "string" ? sent.slice(0, 64) : "") || crypto.randomUUID()
-    c.set("requestId", requestId)
-    c.set("arrivedAt", performance.now())
-    if (node) node.outgoing.setHeader("x-request-id", requestId)
-    else c.header("X-Request-Id", requestId)
-    return observe(c, () => beforeRoutes(c, next) as Promise<void>)
-  })
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }))
+  routes.get("/healthz", (c) => c.json({ status: "ok" }))
   // A scrape's own log lines (a failed gauge read) carry its request id like any other.
-  app.route("/", metricsRoutes((c) => s.runtime.runPromise(withRequest(telemetry.scrape, c.get("requestId"), c.get("span")))))
-  app.route("/", docsRoutes(s.config.publicUrl, () => app.routes))
+  routes.route("/", metricsRoutes((c) => s.runtime.runPromise(withRequest(telemetry.scrape, edgeOf(c).requestId, edgeOf(c).span))))
+  routes.route("/", docsRoutes(s.config.publicUrl, () => routes.routes))
   // Every API request (not health, metrics, docs: registered above) runs on the deployment's
   // clock as it is now, whichever process another request advanced it on.
   const clock = s.clock
   if (isSharedManual(clock))
-    app.use(async (_c, next) => {
+    routes.use(async (_c, next) => {
       await clock.refresh()
       await next()
     })
   // The token use cases, taken from the runtime once (the token endpoint and the bearer check).
   const tokens = s.runtime.runSync(Tokens)
-  app.route("/auth", authRoutes({ run: makeRun(s.runtime, s.logger), tokens }))
+  routes.route("/auth", authRoutes({ run: makeRun(s.runtime, s.logger), tokens }))
 
   const admin = new Hono<AppEnv>()
   admin.use(bearerChallenge)
   admin.use(adminAuth(s.adminToken))
   admin.route("/", operatorRoutes(s))
   for (const surface of parts.operator ?? []) admin.route(surface.path, surface.routes)
-  app.route("/admin/v1", admin)
+  routes.route("/admin/v1", admin)
 
-  for (const surface of parts.public ?? []) app.route(surface.path, surface.routes)
+  for (const surface of parts.public ?? []) routes.route(surface.path, surface.routes)
 
   // The bearer middleware guards each spec surface, so unknown paths still answer 404 SV005.
   // One runtime entry per request: Tokens.authenticate (one cache lookup on a hit). A refusal
@@ -165,20 +143,36 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     guarded.use(bearerChallenge)
     guarded.use(async (c, next) => {
       const exit = await s.runtime.runPromiseExit(
-        Effect.provideService(tokens.authenticate(c.req.header("authorization")), ReadsFreshFrom, c.get("arrivedAt")),
+        Effect.provideService(tokens.authenticate(c.req.header("authorization")), ReadsFreshFrom, edgeOf(c).arrivedAt),
       )
       if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
       c.set("principal", exit.value)
       await next()
     })
     guarded.route("/", surface.routes)
-    app.route(surface.path, guarded)
+    routes.route(surface.path, guarded)
   }
 
-  app.notFound((c) => c.json(failureBody("SV005", `no route for ${c.req.method} ${c.req.path}`), 404))
+  const notFound = (c: Context<AppEnv>) => c.json(failureBody("SV005", `no route for ${c.req.method} ${c.req.path}`), 404)
+  // `routes` takes its error handler after `limited` copied its routes: a sub-app with its own
+  // handler has each route wrapped in one more compose level.
+  const limited = new Hono<AppEnv>()
+  limited.use((c, next) => beforeRoutes(c, next) as Promise<void>)
+  limited.route("/", routes)
+  for (const h of [limited, routes]) h.notFound(notFound).onError(onError)
 
-  app.onError(onError)
-  return app
+  const observer = requestObserver({ logger: s.logger, metrics: s.metrics, tracer: telemetry.tracer })
+  // The apps' own fetch, taken before `limited`'s becomes the edge.
+  const toRoutes = { fetch: routes.fetch, router: routes.router }
+  const toLimited = { fetch: limited.fetch, router: limited.router }
+  limited.fetch = edgeFetch({
+    observer,
+    newRequestId: requestIds(),
+    getPath: (request) => routes.getPath(request),
+    choose: (method, path, request, node) =>
+      (method === "GET" || method === "HEAD") && path !== TOKEN_PATH && !declaresBody(request, node) ? toRoutes : toLimited,
+  })
+  return limited
 }
 
 export type KeyspaceApp = ReturnType<typeof makeApp>

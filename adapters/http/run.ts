@@ -4,6 +4,7 @@ import type { Context } from "hono"
 import type { Logger } from "../observability/logger.ts"
 import { withRequest } from "../observability/request-context.ts"
 import type { AppEnv } from "./app-env.ts"
+import { answeredWith, edgeOf } from "./edge.ts"
 import { failureBody } from "./envelope.ts"
 import { INTERNAL_ERROR, isAppError, toErrorResponse, type AppError } from "./error-table.ts"
 
@@ -23,6 +24,7 @@ export const errorResponse = (c: Context<AppEnv>, e: AppError): Response => {
   const { status, body, headers } = toErrorResponse(e)
   // As for a thrown error: the observer counts RateLimited, the bearer challenge reads it.
   c.error = e
+  answeredWith(c, e)
   for (const [k, v] of Object.entries(headers)) c.header(k, v)
   return c.json(body, status)
 }
@@ -30,9 +32,9 @@ export const errorResponse = (c: Context<AppEnv>, e: AppError): Response => {
 export const makeRun =
   <R>(runtime: ManagedRuntime.ManagedRuntime<R, never>, logger: Logger): Run<R> =>
   async (c, effect, onSuccess) => {
-    const requestId = c.get("requestId")
-    const fresh = Effect.provideService(effect, ReadsFreshFrom, c.get("arrivedAt"))
-    const exit = await runtime.runPromiseExit(withRequest(fresh, requestId, c.get("span")))
+    const { requestId, arrivedAt, span } = edgeOf(c)
+    const fresh = Effect.provideService(effect, ReadsFreshFrom, arrivedAt)
+    const exit = await runtime.runPromiseExit(withRequest(fresh, requestId, span))
     if (Exit.isSuccess(exit)) return onSuccess(exit.value)
     const failure = Cause.findErrorOption(exit.cause)
     if (failure._tag === "Some" && isAppError(failure.value)) return errorResponse(c, failure.value)

@@ -13,13 +13,29 @@ const SECRET_KEY =
 
 const BASE64ISH = /^(data:[^;,]+;base64,)?[A-Za-z0-9+/=_-]{256,}$/
 
+/**
+ * Whether a field name is a secret's. Every line's fields pass here and their names repeat
+ * (`requestId`, `status`, ...): the regex's answer is kept per name, for the first 1,000 names
+ * (a line with data-driven keys must not grow the table without bound).
+ */
+const secretNames = new Map<string, boolean>()
+const isSecretName = (name: string): boolean => {
+  let secret = secretNames.get(name)
+  if (secret === undefined) {
+    secret = SECRET_KEY.test(name)
+    if (secretNames.size < 1000) secretNames.set(name, secret)
+  }
+  return secret
+}
+
 const MAX_DEPTH = 6
 
 export const REDACTED = "[redacted]"
 
 export const redactValue = (value: unknown, depth = 0): unknown => {
   if (typeof value === "string") {
-    return BASE64ISH.test(value) ? `[${value.length} chars elided]` : value
+    // BASE64ISH needs 256 characters: shorter strings (nearly all) skip the regex.
+    return value.length >= 256 && BASE64ISH.test(value) ? `[${value.length} chars elided]` : value
   }
   if (typeof value !== "object" || value === null) return value
   if (depth >= MAX_DEPTH) return "[nested]"
@@ -27,9 +43,9 @@ export const redactValue = (value: unknown, depth = 0): unknown => {
   if (value instanceof Error)
     return { name: value.name, message: value.message, stack: value.stack }
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) {
-    out[k] =
-      SECRET_KEY.test(k) && v !== undefined && v !== null ? REDACTED : redactValue(v, depth + 1)
+  for (const k of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[k]
+    out[k] = v !== undefined && v !== null && isSecretName(k) ? REDACTED : redactValue(v, depth + 1)
   }
   return out
 }
@@ -49,12 +65,16 @@ export const contextualLogger = (inner: Logger): Logger => {
       // Redaction walks every field: not for lines the level drops (probes log at debug).
       if (base.enabled && !base.enabled(level)) return
       const ctx = currentRequestContext()
-      const context = {
-        ...(ctx?.requestId ? { requestId: ctx.requestId } : {}),
-        ...(ctx?.traceId ? { traceId: ctx.traceId, spanId: ctx.spanId } : {}),
-      }
       const safe = fields ? (redactValue(fields) as Record<string, unknown>) : {}
-      base.log(level, redactMessage(msg), { ...context, ...safe })
+      // Outside a request context (every untraced request) the redacted copy goes as it is.
+      const context =
+        ctx === undefined
+          ? undefined
+          : {
+              ...(ctx.requestId ? { requestId: ctx.requestId } : {}),
+              ...(ctx.traceId ? { traceId: ctx.traceId, spanId: ctx.spanId } : {}),
+            }
+      base.log(level, redactMessage(msg), context ? { ...context, ...safe } : safe)
     },
     child: (fields) => wrap(base.child(redactValue(fields) as Record<string, unknown>)),
     ...(base.enabled ? { enabled: base.enabled } : {}),

@@ -16,7 +16,27 @@ export interface Logger {
   readonly enabled?: (level: Level) => boolean
 }
 
-/** The line writer. `console.log` is looked up per line, so a test's spy sees every line. */
+/**
+ * `new Date().toISOString()` of now. Formatting a date costs ~0.5 µs, a third of a request
+ * line's cost: the text up to the seconds is kept while the second lasts, only the
+ * milliseconds are added per line.
+ */
+let second = NaN
+let secondText = ""
+export const isoNow = (now: number = Date.now()): string => {
+  const s = Math.floor(now / 1000)
+  if (s !== second) {
+    second = s
+    secondText = new Date(s * 1000).toISOString().slice(0, -4)
+  }
+  const ms = now - s * 1000
+  return secondText + (ms < 10 ? "00" : ms < 100 ? "0" : "") + ms + "Z"
+}
+
+/**
+ * The line writer. By default `console.log`, looked up per line, so a test's spy sees every
+ * line; the Node entry passes a batching writer (line-buffer.ts).
+ */
 export const makeLogger = (
   minLevel: Level | "silent",
   base: Record<string, unknown> = {},
@@ -24,7 +44,7 @@ export const makeLogger = (
 ): Logger => ({
   log: (level, msg, fields) => {
     if (order[level] < order[minLevel]) return
-    write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields }))
+    write(JSON.stringify({ time: isoNow(), level, msg, ...base, ...fields }))
   },
   child: (fields) => makeLogger(minLevel, { ...base, ...fields }, write),
   enabled: (level) => order[level] >= order[minLevel],

@@ -30,6 +30,8 @@ export interface AppInputs {
   readonly background?: boolean
   /** The worker loops' dependencies, handed over by boot once the runtime is built. */
   readonly workerDeps?: Promise<WorkerDeps>
+  /** Where log lines go (boot's `logLine`); default `console.log`, one call per line. */
+  readonly logLine?: ((line: string) => void) | undefined
 }
 
 const infra = (inputs: AppInputs) =>

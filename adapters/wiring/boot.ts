@@ -49,7 +49,13 @@ export interface Booted {
  */
 export const boot = async (
   env: Record<string, string | undefined>,
-  options: { print?: (line: string) => void; background?: boolean; probePort?: boolean } = {},
+  options: {
+    print?: (line: string) => void
+    background?: boolean
+    probePort?: boolean
+    /** Where log lines go (the Node entry batches them: line-buffer.ts); default `console.log` per line. */
+    logLine?: (line: string) => void
+  } = {},
 ): Promise<Booted> => {
   const print = options.print ?? ((line: string) => console.log(line))
   const config: Config = parseConfig(env)
@@ -65,7 +71,7 @@ export const boot = async (
     lock = lockDataDir(config.dataDir, config.port || undefined)
   }
   try {
-    return await bootLocked(env, config, print, options.background !== false, lock)
+    return await bootLocked(env, config, print, options.background !== false, lock, options.logLine)
   } catch (e) {
     lock?.release()
     throw e
@@ -78,6 +84,7 @@ const bootLocked = async (
   print: (line: string) => void,
   background: boolean,
   lock: DataDirLock | undefined,
+  logLine: ((line: string) => void) | undefined,
 ): Promise<Booted> => {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch((e: unknown) => {
     if (config.databaseUrl || config.dataDir === "memory") throw e
@@ -86,7 +93,7 @@ const bootLocked = async (
   const objectId = makeObjectIdFactory((bytes) => crypto.getRandomValues(bytes as Uint8Array<ArrayBuffer>))
   const adminToken = config.adminToken ?? newOpaqueToken()
   // Every line carries the request id of the request it was written for, and is redacted.
-  const logger = contextualLogger(makeLogger(config.logLevel))
+  const logger = contextualLogger(makeLogger(config.logLevel, {}, logLine))
   // The manual clock is the deployment's, kept in the database (every process reads one clock).
   const clock =
     config.clock.mode === "manual"
@@ -113,6 +120,7 @@ const bootLocked = async (
     tracing: tracingConfig(env),
     background,
     workerDeps,
+    logLine,
   })
   // Builds every layer now, so a broken graph fails the start, not the first request.
   const context = await runtime.context()

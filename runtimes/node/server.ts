@@ -6,10 +6,13 @@ import { boot } from "../../adapters/wiring/boot.ts"
 import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { listen } from "./http-server.ts"
+import { stdoutLines } from "./log-output.ts"
 
 const env = process.env
+// Log lines leave in one write per event-loop turn, and all of them before the process exits.
+const logs = stdoutLines()
 const exit = (code: number): never => process.exit(code)
-const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
+const booted = await startOrExit(env, () => boot(env, { probePort: true, logLine: logs.line }), exit)
 const { port, publicUrl, shutdownGraceMs } = booted.services.config
 const server = await startOrExit(
   env,
@@ -35,7 +38,8 @@ const shutdown = onShutdownSignal({
 process.on("SIGINT", () => shutdown("SIGINT"))
 process.on("SIGTERM", () => shutdown("SIGTERM"))
 
-// Last: whoever waits for this line may signal at once.
+// Last: whoever waits for this line may signal at once (after the start's own lines).
+logs.flush()
 const bound = (server.address() as AddressInfo).port
 console.log(`Keyspace listening on port ${bound} (${publicUrl}) [node ${process.version}]`)
 booted.announce(bound)

@@ -5,7 +5,8 @@ import { contextualLogger, redactValue } from "../../../adapters/observability/l
 import { makeMetrics } from "../../../adapters/observability/metrics.ts"
 import { runWithRequestContext } from "../../../adapters/observability/request-context.ts"
 import { parseTraceparent, tracingConfig } from "../../../adapters/observability/tracing.ts"
-import { makeLogger } from "../../../adapters/observability/logger.ts"
+import { isoNow, makeLogger } from "../../../adapters/observability/logger.ts"
+import { requestIds } from "../../../adapters/http/request-id.ts"
 
 describe("metrics (effect Metric, Prometheus text from effect's formatter)", () => {
   it("renders counters, gauges and cumulative histograms in Prometheus text format", () => {
@@ -122,6 +123,33 @@ describe("Effect logger", () => {
     expect(info).toMatchObject({ level: "info", msg: "booked", requestId: "r-9", pinCode: "[redacted]", room: "lotus" })
     expect(error).toMatchObject({ level: "error", msg: "failed", requestId: "r-9" })
     expect(error.error).toContain("boom")
+  })
+})
+
+describe("line parts cached across lines (issue 13)", () => {
+  it("time stamps are new Date().toISOString(), within a second and across seconds", () => {
+    const instants = [0, 1, 999, 1000, 1_732_431_312_045, 1_732_431_312_999, 1_732_431_313_000, 1_732_431_312_007, -1, -1001, 253_402_300_799_999]
+    for (const t of instants) expect(isoNow(t)).toBe(new Date(t).toISOString())
+    expect(isoNow()).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+  })
+
+  it("a secret-named field is masked however often its name was seen before, and long base64 only from 256 characters", () => {
+    for (let i = 0; i < 3; i++)
+      expect(redactValue({ token: "t", room: "lotus", nested: { pinCode: 1 } })).toEqual({ token: "[redacted]", room: "lotus", nested: { pinCode: "[redacted]" } })
+    expect(redactValue("A".repeat(255))).toBe("A".repeat(255))
+    expect(redactValue("A".repeat(256))).toBe("[256 chars elided]")
+  })
+
+  it("request ids: unique per process and across processes, at most 64 characters", () => {
+    const a = requestIds()
+    const b = requestIds()
+    const ids = new Set<string>()
+    for (let i = 0; i < 10_000; i++) {
+      ids.add(a())
+      ids.add(b())
+    }
+    expect(ids.size).toBe(20_000)
+    for (const id of ids) expect(id.length).toBeLessThanOrEqual(64)
   })
 })
 

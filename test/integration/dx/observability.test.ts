@@ -5,7 +5,8 @@ import { Hono } from "hono"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import type { AppEnv } from "../../../adapters/http/app-env.ts"
 import { makeRun } from "../../../adapters/http/run.ts"
-import { observeRequests } from "../../../adapters/observability/http-observer.ts"
+import { requestObserver } from "../../../adapters/observability/http-observer.ts"
+import { edgeFetch } from "../../../adapters/http/edge.ts"
 import { Telemetry } from "../../../adapters/observability/telemetry.ts"
 import { ADMIN_TOKEN, startHarness, type Harness } from "../../support/harness.ts"
 import { APP_ID, APP_SECRET, dxManifest, pngBase64 } from "./support/dx-world.ts"
@@ -341,21 +342,16 @@ describe("OpenTelemetry tracing", () => {
         return "ok"
       })
       const run = makeRun(runtime, services.logger)
-      const observe = observeRequests<AppEnv>({
-        logger: services.logger,
-        metrics: services.metrics,
-        tracer: telemetry.tracer,
-        requestId: (c) => c.get("requestId"),
-        setSpan: (c, span) => c.set("span", span),
+      const observer = requestObserver({ logger: services.logger, metrics: services.metrics, tracer: telemetry.tracer })
+      const routes = new Hono<AppEnv>().get("/probe", (c) => run(c, probe(), (v) => c.json({ v })))
+      const fetch = edgeFetch({
+        observer,
+        newRequestId: () => "req-use-case-1",
+        getPath: (request) => routes.getPath(request),
+        choose: () => routes,
       })
-      const app = new Hono<AppEnv>()
-        .use((c, next) => {
-          c.set("requestId", "req-use-case-1")
-          return observe(c, next)
-        })
-        .get("/probe", (c) => run(c, probe(), (v) => c.json({ v })))
       const traceId = "5bf92f3577b34da6a3ce929d0e0e4737"
-      const res = await app.request("/probe", { headers: { traceparent: `00-${traceId}-10f067aa0ba902b7-01` } })
+      const res = await fetch(new Request("http://localhost/probe", { headers: { traceparent: `00-${traceId}-10f067aa0ba902b7-01` } }))
       expect(res.status).toBe(200)
       await services.tracer.flush()
       const spans = received.flatMap((r) =>
