@@ -101,12 +101,28 @@ export interface EpochRead {
   readonly snapshot?: string | undefined
 }
 
+/**
+ * The sync's statement, prepared once per database handle: a sync is sent for most requests
+ * (shared by the requests that arrive meanwhile), so its SQL is not rebuilt and re-parsed each
+ * time (postgres-js keeps the named statement per connection).
+ */
+const epochStatements = new WeakMap<Db, { execute: () => Promise<Array<{ value: string | number; snapshot: string }>> }>()
+const epochStatement = (db: Db) => {
+  let statement = epochStatements.get(db)
+  if (statement === undefined) {
+    statement = db
+      .select({ value: sql<string | number>`value`, snapshot: sql<string>`pg_current_snapshot()::text` })
+      .from(sql`cache_epoch`)
+      .where(sql`id = 1`)
+      .prepare("cache_epoch_sync")
+    epochStatements.set(db, statement)
+  }
+  return statement
+}
+
 /** The counter and the statement's snapshot, in the one primary-key read a sync makes. */
 export const readCacheEpochAndSnapshot = async (db: Db): Promise<EpochRead> => {
-  const [row] = await execute<{ value: string | number; snapshot: string }>(
-    db,
-    sql`select value, pg_current_snapshot()::text as snapshot from cache_epoch where id = 1`,
-  )
+  const [row] = await epochStatement(db).execute()
   return { epoch: BigInt(row?.value ?? 0), snapshot: row?.snapshot }
 }
 
