@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { Hono, type Context, type ErrorHandler, type Next } from "hono"
 import { HTTPException } from "hono/http-exception"
-import { ValidationFailed } from "../../core/shared/errors.ts"
+import { Unauthenticated, ValidationFailed } from "../../core/shared/errors.ts"
 import { Cause, Exit } from "effect"
 import { Tokens } from "../../core/auth/tokens.ts"
 import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
@@ -136,17 +136,23 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
   for (const surface of parts.public ?? []) routes.route(surface.path, surface.routes)
 
   // The bearer middleware guards each spec surface, so unknown paths still answer 404 SV005.
-  // One runtime entry per request: Tokens.authenticate (one cache lookup on a hit). A refusal
-  // is thrown so bearerChallenge sees it as c.error (error="invalid_token").
+  // A kept token is checked without entering the runtime (Tokens.authenticateHeld); any other
+  // takes one runtime entry (Tokens.authenticate, which looks it up). A refusal is thrown so
+  // bearerChallenge sees it as c.error (error="invalid_token").
   for (const surface of parts.surfaces ?? []) {
     const guarded = new Hono<AppEnv>()
     guarded.use(bearerChallenge)
     guarded.use(async (c, next) => {
-      const exit = await s.runtime.runPromiseExit(
-        Effect.provideService(tokens.authenticate(c.req.header("authorization")), ReadsFreshFrom, edgeOf(c).arrivedAt),
-      )
-      if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
-      c.set("principal", exit.value)
+      const header = c.req.header("authorization")
+      const arrivedAt = edgeOf(c).arrivedAt
+      let principal = await tokens.authenticateHeld(header, arrivedAt)
+      if (principal === undefined) {
+        const exit = await s.runtime.runPromiseExit(Effect.provideService(tokens.authenticate(header), ReadsFreshFrom, arrivedAt))
+        if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
+        principal = exit.value
+      }
+      if (principal instanceof Unauthenticated) throw principal
+      c.set("principal", principal)
       await next()
     })
     guarded.route("/", surface.routes)

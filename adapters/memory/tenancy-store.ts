@@ -211,6 +211,9 @@ export const TokenStoreMemory = Layer.effect(
           ),
         ),
       insert: (t) => Effect.sync(() => tokens.update((all) => new Map(all).set(t.hash, { ...t, revokedAt: null }))),
+      // Nothing is kept apart from the tables: every check reads them through grantOf.
+      freshFor: () => Promise.resolve(),
+      heldGrant: () => undefined,
       grantOf: (hash) =>
         Effect.sync(() => {
           const t = tokens.get().get(hash)

@@ -54,6 +54,11 @@ export interface SnapshotMemo<V> {
    * arrived): a sync sent after it already serves, else the memo syncs first.
    */
   readonly get: (key: string, load: () => Promise<V>, freshFrom?: number) => Promise<V>
+  /**
+   * The kept answer when it is known without waiting: a completed sync sent after `freshFrom`
+   * read the snapshot it was kept under, and its read has completed (else undefined: `get`).
+   */
+  readonly settled: (key: string, freshFrom: number | undefined) => { readonly value: V } | undefined
   readonly size: () => number
 }
 
@@ -66,6 +71,9 @@ export const readBySnapshot = <V>(memo: SnapshotMemo<V>, key: string, read: Effe
   Effect.gen(function* () {
     if ((yield* CurrentTx) !== undefined) return yield* read
     const freshFrom = yield* ReadsFreshFrom
+    // A hit settled under the current snapshot: no promise for the fiber to wait on.
+    const hit = memo.settled(key, freshFrom)
+    if (hit !== undefined) return hit.value
     const ctx = yield* Effect.context<never>()
     return yield* Effect.promise(() => memo.get(key, () => Effect.runPromiseWith(ctx)(read), freshFrom))
   })
@@ -93,12 +101,28 @@ export interface EpochRead {
   readonly snapshot?: string | undefined
 }
 
+/**
+ * The sync's statement, prepared once per database handle: a sync is sent for most requests
+ * (shared by the requests that arrive meanwhile), so its SQL is not rebuilt and re-parsed each
+ * time (postgres-js keeps the named statement per connection).
+ */
+const epochStatements = new WeakMap<Db, { execute: () => Promise<Array<{ value: string | number; snapshot: string }>> }>()
+const epochStatement = (db: Db) => {
+  let statement = epochStatements.get(db)
+  if (statement === undefined) {
+    statement = db
+      .select({ value: sql<string | number>`value`, snapshot: sql<string>`pg_current_snapshot()::text` })
+      .from(sql`cache_epoch`)
+      .where(sql`id = 1`)
+      .prepare("cache_epoch_sync")
+    epochStatements.set(db, statement)
+  }
+  return statement
+}
+
 /** The counter and the statement's snapshot, in the one primary-key read a sync makes. */
 export const readCacheEpochAndSnapshot = async (db: Db): Promise<EpochRead> => {
-  const [row] = await execute<{ value: string | number; snapshot: string }>(
-    db,
-    sql`select value, pg_current_snapshot()::text as snapshot from cache_epoch where id = 1`,
-  )
+  const [row] = await epochStatement(db).execute()
   return { epoch: BigInt(row?.value ?? 0), snapshot: row?.snapshot }
 }
 
@@ -112,6 +136,7 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
   // When the last completed read was sent (monotonic): reads run one at a time, so it is the newest.
   let snapshotReadFrom = Number.NEGATIVE_INFINITY
   const clears: Array<() => void> = []
+  const resolved = Promise.resolve()
   let current: Promise<void> | undefined
   let currentSentAt = Number.NEGATIVE_INFINITY
   let queued: Promise<void> | undefined
@@ -136,8 +161,10 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
   }
   const sync = (freshFrom?: number): Promise<void> => {
     if (freshFrom !== undefined) {
+      // The last completed read serves even while a newer one is in flight: waiting for that
+      // one cost a memo-served request (the bearer check's read already done) a round trip.
+      if (snapshotReadFrom > freshFrom) return resolved
       if (current !== undefined && currentSentAt > freshFrom) return current
-      if (current === undefined && snapshotReadFrom > freshFrom) return Promise.resolve()
     }
     if (current === undefined) return start()
     queued ??= current
@@ -193,33 +220,44 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
   const bySnapshot = <V>(name: string, max: number): SnapshotMemo<V> => {
     const existing = memos.get(name)
     if (existing) return existing as unknown as SnapshotMemo<V>
-    const held = new Map<string, { readonly snapshot: string; readonly value: Promise<V> }>()
-    const memo: SnapshotMemo<V> = {
-      get: async (key, load, freshFrom) => {
-        // A snapshot read sent after the caller's request arrived (the bearer check's sync), or
-        // its own sync (shared with concurrent callers): never an older snapshot than the caller's.
-        await sync(freshFrom)
-        const at = snapshot
-        const hit = held.get(key)
-        if (at !== undefined && hit !== undefined && hit.snapshot === at) {
-          // Most recently used last: the Map's first key is the one to evict.
-          held.delete(key)
-          held.set(key, hit)
-          return hit.value
-        }
-        const value = load()
-        if (at !== undefined && at === snapshot) {
-          const entry = { snapshot: at, value }
-          if (held.values().next().value?.snapshot !== at) held.clear()
-          held.delete(key)
-          held.set(key, entry)
-          if (held.size > max) held.delete(held.keys().next().value!)
-          value.catch(() => {
+    type Entry = { readonly snapshot: string; readonly value: Promise<V>; settled?: { readonly value: V } }
+    const held = new Map<string, Entry>()
+    /** The kept answer under the current snapshot (most recently used last), or undefined. */
+    const keptNow = (key: string): Entry | undefined => {
+      const hit = held.get(key)
+      if (snapshot === undefined || hit === undefined || hit.snapshot !== snapshot) return undefined
+      // Most recently used last: the Map's first key is the one to evict.
+      held.delete(key)
+      held.set(key, hit)
+      return hit
+    }
+    /** After a sync that serves the caller: the kept answer, or `load`'s (kept when it succeeds). */
+    const answer = (key: string, load: () => Promise<V>): Promise<V> => {
+      const hit = keptNow(key)
+      if (hit !== undefined) return hit.value
+      const at = snapshot
+      const value = load()
+      if (at !== undefined) {
+        const entry: Entry = { snapshot: at, value }
+        if (held.values().next().value?.snapshot !== at) held.clear()
+        held.delete(key)
+        held.set(key, entry)
+        if (held.size > max) held.delete(held.keys().next().value!)
+        value.then(
+          (v) => void (entry.settled = { value: v }),
+          () => {
             if (held.get(key) === entry) held.delete(key)
-          })
-        }
-        return value
-      },
+          },
+        )
+      }
+      return value
+    }
+    const memo: SnapshotMemo<V> = {
+      // A snapshot read sent after the caller's request arrived (the bearer check's sync), or
+      // its own sync (shared with concurrent callers): never an older snapshot than the caller's.
+      get: (key, load, freshFrom) => sync(freshFrom).then(() => answer(key, load)),
+      settled: (key, freshFrom) =>
+        freshFrom !== undefined && snapshotReadFrom > freshFrom ? keptNow(key)?.settled : undefined,
       size: () => held.size,
     }
     memos.set(name, memo as unknown as SnapshotMemo<never>)

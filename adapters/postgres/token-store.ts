@@ -98,6 +98,8 @@ export const TokenStorePostgres = Layer.effect(
           const freshFrom = yield* ReadsFreshFrom
           return Option.fromUndefinedOr(yield* Effect.promise(() => grantOf(hash, freshFrom)))
         }),
+      freshFor: (freshFrom) => caches.sync(freshFrom),
+      heldGrant: (hash) => tokenCache.get(hash),
       rotateRefresh: (hash, now) =>
         write("TokenStore.rotateRefresh", async (tx) => {
           const at = new Date(now)

@@ -13,6 +13,14 @@ export class TokenStore extends Context.Service<
      * caches follow any committed revocation or app change): the hot path of every request.
      */
     readonly grantOf: (hash: string) => Effect.Effect<Option.Option<TokenGrant>>
+    /**
+     * The bearer check's hot path without a fiber (Tokens.authenticateHeld): resolves once the
+     * store's kept grants are as current as `grantOf` would be for a request that arrived at
+     * `freshFrom` (`performance.now()`; a cache-epoch read sent after it has completed).
+     */
+    readonly freshFor: (freshFrom: number | undefined) => Promise<void>
+    /** The grant of a hash the store keeps (after `freshFor`), or undefined: ask `grantOf`. */
+    readonly heldGrant: (hash: string) => TokenGrant | undefined
     /** Revokes a live, unexpired refresh token exactly once; its app when it did (in tx). */
     readonly rotateRefresh: (hash: string, now: number) => Effect.Effect<Option.Option<{ readonly appId: string }>>
     /** Withdraws the member's delegated (act_as) tokens minted through this app (in tx). */

@@ -6,6 +6,7 @@ import { ObjectId } from "../../../core/shared/ids.ts"
 import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok, okJsonBytes } from "../envelope.ts"
+import { decodedQueries } from "../decoded-queries.ts"
 import { makeRun } from "../run.ts"
 import { CalendarQuery, deskQueryCrossErrors, LIST_DESKS_ARRAY_KEYS, ListDesksQuery } from "../schemas/asset-queries.ts"
 import { decodeWithCrossRules } from "../schemas/meeting-requests.ts"
@@ -18,36 +19,40 @@ const IdParam = Schema.Struct({ id: ObjectId })
 /** GET /desks and GET /desks/{id} (spec Endpoints > Desks). */
 export const deskRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
+  const listing = decodedQueries((c) => {
+    const q = decodeWithCrossRules(ListDesksQuery, readQuery(c, LIST_DESKS_ARRAY_KEYS), deskQueryCrossErrors)
+    const start = instantOf(q.startDateTime)
+    const end = instantOf(q.endDateTime)
+    const limit = q.limit === undefined ? s.config.defaultPageSize : Number(q.limit)
+    const offset = q.offset === undefined ? 0 : Number(q.offset)
+    // status and statuses are one filter: a desk matches any of the listed statuses.
+    const statuses = q.status !== undefined || q.statuses !== undefined
+      ? [...(q.status === undefined ? [] : [q.status]), ...(q.statuses ?? [])]
+      : undefined
+    const search: DeskSearch = {
+      projectId: q.projectId,
+      brandId: q.brandId,
+      zoneId: q.zoneId,
+      floorId: q.floorId,
+      locationId: q.locationId,
+      ids: q.ids,
+      name: q.name,
+      email: q.email,
+      statuses,
+      availability:
+        start === undefined
+          ? undefined
+          : end !== undefined
+            ? { _tag: "Span", ...windowOf(start, end) }
+            : { _tag: "Period", start, period: q.timePeriod },
+      limit,
+      offset,
+    }
+    return { search, limit, offset }
+  })
   return new Hono<AppEnv>()
     .get("/", (c) => {
-      const q = decodeWithCrossRules(ListDesksQuery, readQuery(c, LIST_DESKS_ARRAY_KEYS), deskQueryCrossErrors)
-      const start = instantOf(q.startDateTime)
-      const end = instantOf(q.endDateTime)
-      const limit = q.limit === undefined ? s.config.defaultPageSize : Number(q.limit)
-      const offset = q.offset === undefined ? 0 : Number(q.offset)
-      // status and statuses are one filter: a desk matches any of the listed statuses.
-      const statuses = q.status !== undefined || q.statuses !== undefined
-        ? [...(q.status === undefined ? [] : [q.status]), ...(q.statuses ?? [])]
-        : undefined
-      const search: DeskSearch = {
-        projectId: q.projectId,
-        brandId: q.brandId,
-        zoneId: q.zoneId,
-        floorId: q.floorId,
-        locationId: q.locationId,
-        ids: q.ids,
-        name: q.name,
-        email: q.email,
-        statuses,
-        availability:
-          start === undefined
-            ? undefined
-            : end !== undefined
-              ? { _tag: "Span", ...windowOf(start, end) }
-              : { _tag: "Period", start, period: q.timePeriod },
-        limit,
-        offset,
-      }
+      const { search, limit, offset } = listing(c)
       return run(
         c,
         Assets.use((a) => a.searchDesks(c.get("principal"), search)),

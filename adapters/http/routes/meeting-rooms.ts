@@ -8,6 +8,7 @@ import { ValidationFailed } from "../../../core/shared/errors.ts"
 import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok, okJsonBytes } from "../envelope.ts"
+import { decodedQueries } from "../decoded-queries.ts"
 import { makeRun } from "../run.ts"
 import { CalendarQuery, LIST_ROOMS_ARRAY_KEYS, ListRoomsQuery, roomQueryCrossErrors } from "../schemas/asset-queries.ts"
 import { decodeWithCrossRules } from "../schemas/meeting-requests.ts"
@@ -39,23 +40,27 @@ export const windowOf = (start: number, end: number, names = "endDateTime") => {
 /** GET /meeting-rooms and GET /meeting-rooms/{id} (spec Endpoints > Meeting rooms). */
 export const meetingRoomRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
+  const listing = decodedQueries((c) => {
+    const q = decodeWithCrossRules(ListRoomsQuery, readQuery(c, LIST_ROOMS_ARRAY_KEYS), roomQueryCrossErrors)
+    const start = instantOf(q.startDateTime)
+    const end = instantOf(q.endDateTime)
+    const search = {
+      projectId: q.projectId,
+      zoneId: q.zoneId,
+      floorId: q.floorId,
+      locationId: q.locationId,
+      ids: q.ids,
+      name: q.name,
+      status: q.status,
+      type: q.type,
+      minCapacity: q.minCapacity === undefined ? undefined : Number(q.minCapacity),
+      window: start !== undefined && end !== undefined ? windowOf(start, end) : undefined,
+    }
+    return { search }
+  })
   return new Hono<AppEnv>()
     .get("/", (c) => {
-      const q = decodeWithCrossRules(ListRoomsQuery, readQuery(c, LIST_ROOMS_ARRAY_KEYS), roomQueryCrossErrors)
-      const start = instantOf(q.startDateTime)
-      const end = instantOf(q.endDateTime)
-      const search = {
-        projectId: q.projectId,
-        zoneId: q.zoneId,
-        floorId: q.floorId,
-        locationId: q.locationId,
-        ids: q.ids,
-        name: q.name,
-        status: q.status,
-        type: q.type,
-        minCapacity: q.minCapacity === undefined ? undefined : Number(q.minCapacity),
-        window: start !== undefined && end !== undefined ? windowOf(start, end) : undefined,
-      }
+      const { search } = listing(c)
       return run(
         c,
         Assets.use((a) => a.searchRooms(c.get("principal"), search)),

@@ -8,6 +8,7 @@ import { meetingListingBytes, shownMeetingView } from "../views/meeting-view.ts"
 import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
 import { ok, okJsonBytes } from "../envelope.ts"
+import { decodedQueries } from "../decoded-queries.ts"
 import { makeRun } from "../run.ts"
 import {
   CreateMeetingRequest,
@@ -39,6 +40,29 @@ export const meetingRoutes = (s: HttpDeps) => {
       tag === "Cancel" ? { _tag: tag, pinCode: body.pinCode, paymentId: body.paymentId } : { _tag: tag, pinCode: body.pinCode }
     return run(c, bookings.act(c.get("principal"), id, a), (d) => ok(c, meetingDetailsView(d), { status: 202 }))
   }
+  const listing = decodedQueries((c) => {
+    const q = decodeOrFail(ListMeetingsQuery, readQuery(c, LIST_MEETINGS_ARRAY_KEYS))
+    const limit = q.limit === undefined ? s.config.defaultPageSize : Number(q.limit)
+    const offset = q.offset === undefined ? 0 : Number(q.offset)
+    // A single id and a list of ids are one filter each (a union of the two).
+    const ids = (one: string | undefined, many: ReadonlyArray<string> | undefined) =>
+      one !== undefined || many !== undefined ? [...(one === undefined ? [] : [one]), ...(many ?? [])] : undefined
+    const query: MeetingQuery = {
+      projectId: q.projectId,
+      from: instantAt(q.from, "from"),
+      to: instantAt(q.to, "to"),
+      roomIds: ids(q.meetingRoomId, q.meetingRoomIds),
+      deskIds: ids(q.deskId, q.deskIds),
+      organizerId: q.organizerId,
+      organizerEmails: q.organizerEmails,
+      attendeeEmails: q.attendeeEmails,
+      statuses: q.statuses,
+      assetType: q.assetType,
+      limit,
+      offset,
+    }
+    return { query, limit, offset }
+  })
   return new Hono<AppEnv>()
     .post("/", async (c) => {
       const req = decodeWithCrossRules(CreateMeetingRequest, await readJson(c), createMeetingCrossErrors)
@@ -49,26 +73,7 @@ export const meetingRoutes = (s: HttpDeps) => {
       )
     })
     .get("/", (c) => {
-      const q = decodeOrFail(ListMeetingsQuery, readQuery(c, LIST_MEETINGS_ARRAY_KEYS))
-      const limit = q.limit === undefined ? s.config.defaultPageSize : Number(q.limit)
-      const offset = q.offset === undefined ? 0 : Number(q.offset)
-      // A single id and a list of ids are one filter each (a union of the two).
-      const ids = (one: string | undefined, many: ReadonlyArray<string> | undefined) =>
-        one !== undefined || many !== undefined ? [...(one === undefined ? [] : [one]), ...(many ?? [])] : undefined
-      const query: MeetingQuery = {
-        projectId: q.projectId,
-        from: instantAt(q.from, "from"),
-        to: instantAt(q.to, "to"),
-        roomIds: ids(q.meetingRoomId, q.meetingRoomIds),
-        deskIds: ids(q.deskId, q.deskIds),
-        organizerId: q.organizerId,
-        organizerEmails: q.organizerEmails,
-        attendeeEmails: q.attendeeEmails,
-        statuses: q.statuses,
-        assetType: q.assetType,
-        limit,
-        offset,
-      }
+      const { query, limit, offset } = listing(c)
       return run(
         c,
         Meetings.use((m) => m.list(c.get("principal"), query)),

@@ -54,6 +54,40 @@ describe("answers kept by database snapshot (SnapshotMemo)", () => {
     expect(caches.snapshot()).toBe("s2")
   })
 
+  it("a completed read sent after the request arrived serves it, though a newer read is in flight", async () => {
+    let release: () => void = () => {}
+    let reads = 0
+    const caches = makeEpochCaches(() => {
+      reads++
+      return new Promise((resolve) => (release = () => resolve({ epoch: 1n, snapshot: `s${reads}` })))
+    })
+    const arrived = performance.now()
+    const first = caches.sync()
+    release()
+    await first
+    const newer = caches.sync(performance.now())
+    expect(reads).toBe(2)
+    await caches.sync(arrived) // resolves with the newer read still unanswered
+    expect(caches.snapshot()).toBe("s1")
+    release()
+    await newer
+    expect(caches.snapshot()).toBe("s2")
+  })
+
+  it("a kept answer is handed over without waiting only when a sync sent after the request arrived read its snapshot", async () => {
+    const { state, read } = reader()
+    const caches = makeEpochCaches(read)
+    const memo = caches.bySnapshot<number>("t", 4)
+    const arrived = performance.now()
+    expect(memo.settled("k", arrived)).toBeUndefined()
+    expect(await memo.get("k", async () => 7, arrived)).toBe(7)
+    expect(memo.settled("k", arrived)).toEqual({ value: 7 })
+    expect(memo.settled("k", performance.now())).toBeUndefined()
+    state.snapshot = "1:2:"
+    await caches.sync()
+    expect(memo.settled("k", arrived)).toBeUndefined()
+  })
+
   it("a failed read is not kept", async () => {
     const { read } = reader()
     const memo = makeEpochCaches(read).bySnapshot<number>("t", 4)
