@@ -8,7 +8,7 @@ import type { Transitioned } from "../../core/booking/transitions.ts"
 import type { FirstTicks, InsertedBooking } from "../../core/ports/booking-store.ts"
 import { historyValues } from "./booking-repo.ts"
 import { wakeAfterCommit, type Db } from "./database.ts"
-import { outboxValues, WEBHOOK_CHANNEL } from "./outbox.ts"
+import { OUTBOX_CHANNEL, outboxValues } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable, outboxEventsTable } from "./tables/bookings.ts"
 import { TICKS_CHANNEL } from "./tick-store.ts"
 
@@ -85,7 +85,7 @@ export const insertBookingAlone = async (
     { prepare: true },
   )
   // Committed: wake this process's workers (and, coalesced, the other processes').
-  if (events.length > 0) wakeAfterCommit(db, WEBHOOK_CHANNEL)
+  if (events.length > 0) wakeAfterCommit(db, OUTBOX_CHANNEL)
   if (due.length > 0) wakeAfterCommit(db, TICKS_CHANNEL, Math.min(...due.map((t) => t.dueAt)))
   return { row, slots, histories: [history] }
 }
