@@ -7,6 +7,8 @@
  *   --dist             run dist/runtimes/node/server.js (npm run build first) instead of tsx
  *   --entry FILE       with --dist: this bundle instead (A/B: a copy of another commit's dist/)
  *   --cpu-prof DIR     write the server's V8 CPU profile into DIR (summarised after the run)
+ *   --windows 1        loads of --duration seconds one after the other, each printed, the last
+ *                      measured in full (a fresh process spends its first seconds compiling)
  *   --log-load         also log every statement during the load and print them per create
  *                      (logging costs PostgreSQL time: use for counts, not for CPU figures)
  *
@@ -34,6 +36,7 @@ const { values: args } = parseArgs({
     dist: { type: "boolean", default: false },
     entry: { type: "string", default: "dist/runtimes/node/server.js" },
     "log-load": { type: "boolean", default: false },
+    windows: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
     port: { type: "string", default: "42610" },
   },
@@ -136,6 +139,21 @@ try {
   printStatements(`\n${SEQ} sequential creates: ${seqMs.toFixed(1)} ms each from the client; statements logged per create (background included):`, logFrom, SEQ)
   await new Promise((r) => setTimeout(r, 500))
   for (let i = 0; i < 10; i++) await fetch(`${base}/meetings`, { method: "POST", headers, body: body() })
+
+  // Earlier windows of the same load (--windows): V8 compiles the create path during the first
+  // seconds of a fresh process (on its own threads, counted in the server's CPU).
+  for (let w = 1; w < Number(args.windows); w++) {
+    const counts: Record<string, number> = {}
+    const [cpu0, sysBefore] = [cpuMs(server.pid!), sysMs(server.pid!)]
+    const r = await autocannon({
+      url: `${base}/meetings`,
+      connections: Number(args.connections),
+      duration: Number(args.duration),
+      requests: [{ method: "POST", headers, setupRequest: (req: any) => ({ ...req, body: body() }), onResponse: (st: number) => void (counts[st] = (counts[st] ?? 0) + 1) }],
+    })
+    const k = Math.max(1, counts["201"] ?? 0)
+    console.log(`window ${w}: ${Math.round(r.requests.average)} req/s, server CPU per create ${((cpuMs(server.pid!) - cpu0) / k).toFixed(2)} ms (system ${((sysMs(server.pid!) - sysBefore) / k).toFixed(2)}), statuses ${JSON.stringify(counts)}`)
+  }
 
   // The load.
   const stat = async () => (await sql`select xact_commit::int8 as c, xact_rollback::int8 as r, tup_inserted::int8 as i, tup_fetched::int8 as f, tup_returned::int8 as t, blk_write_time, active_time from pg_stat_database where datname = ${dbName}`)[0]!
