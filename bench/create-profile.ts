@@ -5,7 +5,12 @@
  *   --connections 16   clients
  *   --desks 200        desks in the manifest
  *   --dist             run dist/runtimes/node/server.js (npm run build first) instead of tsx
+ *   --entry FILE       with --dist: this bundle instead (A/B: a copy of another commit's dist/)
  *   --cpu-prof DIR     write the server's V8 CPU profile into DIR (summarised after the run)
+ *   --windows 1        loads of --duration seconds one after the other, each printed, the last
+ *                      measured in full (a fresh process spends its first seconds compiling)
+ *   --log-load         also log every statement during the load and print them per create
+ *                      (logging costs PostgreSQL time: use for counts, not for CPU figures)
  *
  * Prints, per create: the server's CPU ms (utime+stime from /proc over the load), PostgreSQL
  * transactions, rows inserted and read (pg_stat_database of the run's own database), and for
@@ -29,6 +34,9 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "16" },
     desks: { type: "string", default: "200" },
     dist: { type: "boolean", default: false },
+    entry: { type: "string", default: "dist/runtimes/node/server.js" },
+    "log-load": { type: "boolean", default: false },
+    windows: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
     port: { type: "string", default: "42610" },
   },
@@ -49,6 +57,34 @@ const manifest = {
   apps: [{ key: "bench", appId: "bench-app", appSecret: "bench-secret-123", projects: ["bench"] }],
 }
 
+/** The process's system CPU ms so far (stime; cpuMs is utime + stime). */
+const sysMs = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[12]) * 10
+
+/** Statements PostgreSQL logged for the run's database since `from` (bytes into the log), per create. */
+const printStatements = (title: string, from: number, creates: number): void => {
+  const statements = new Map<string, { n: number; ms: number }>()
+  if (existsSync(LOG)) {
+    const text = readFileSync(LOG).subarray(from).toString("utf8")
+    const re = new RegExp(`@${dbName} LOG:\\s+duration: ([\\d.]+) ms\\s+(?:(parse|bind|execute) [^:]*: )?(?:statement: )?(.*)`, "g")
+    for (const m of text.matchAll(re)) {
+      if (m[3]!.includes("pg_stat_")) continue // this tool's own sampling
+      const key = `${m[2] ?? "simple"} ${m[3]!.replace(/\s+/g, " ").slice(0, 110)}`
+      const s = statements.get(key) ?? { n: 0, ms: 0 }
+      s.n++
+      s.ms += Number(m[1])
+      statements.set(key, s)
+    }
+  }
+  console.log(title)
+  const sorted = [...statements.entries()].sort((a, b) => b[1].n - a[1].n)
+  let executes = 0
+  for (const [k, s] of sorted) {
+    if (k.startsWith("execute") || k.startsWith("simple")) executes += s.n
+    console.log(`  ${(s.n / creates).toFixed(2).padStart(6)} x ${(s.ms / s.n).toFixed(3).padStart(7)} ms  ${k}`)
+  }
+  console.log(`  = ${(executes / creates).toFixed(1)} statements executed per create`)
+}
+
 const pg = await freshPostgresDatabase()
 const dbName = new URL(pg.url).pathname.slice(1)
 const sql = postgres(pg.url, { max: 1, onnotice: () => {} })
@@ -58,7 +94,7 @@ const profDir = args["cpu-prof"]
 const command = [
   process.execPath,
   ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
-  ...(args.dist ? ["dist/runtimes/node/server.js"] : ["--import", "tsx", "runtimes/node/server.ts"]),
+  ...(args.dist ? [args.entry] : ["--import", "tsx", "runtimes/node/server.ts"]),
 ]
 const startedProfiles = new Set(profDir && existsSync(profDir) ? readdirSync(profDir) : [])
 let loadEnded = 0
@@ -96,30 +132,28 @@ try {
   }
   const seqMs = (performance.now() - seqStarted) / SEQ
   await new Promise((r) => setTimeout(r, 500))
-  await sql.unsafe(`alter database ${dbName} reset log_min_duration_statement`)
-  await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
-  const statements = new Map<string, { n: number; ms: number }>()
-  if (existsSync(LOG)) {
-    const text = readFileSync(LOG).subarray(logFrom).toString("utf8")
-    const re = new RegExp(`@${dbName} LOG:\\s+duration: ([\\d.]+) ms\\s+(?:(parse|bind|execute) [^:]*: )?(?:statement: )?(.*)`, "g")
-    for (const m of text.matchAll(re)) {
-      const key = `${m[2] ?? "simple"} ${m[3]!.replace(/\s+/g, " ").slice(0, 110)}`
-      const s = statements.get(key) ?? { n: 0, ms: 0 }
-      s.n++
-      s.ms += Number(m[1])
-      statements.set(key, s)
-    }
+  if (!args["log-load"]) {
+    await sql.unsafe(`alter database ${dbName} reset log_min_duration_statement`)
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
   }
-  console.log(`\n${SEQ} sequential creates: ${seqMs.toFixed(1)} ms each from the client; statements logged per create (background included):`)
-  const sorted = [...statements.entries()].sort((a, b) => b[1].n - a[1].n)
-  let executes = 0
-  for (const [k, s] of sorted) {
-    if (k.startsWith("execute") || k.startsWith("simple")) executes += s.n
-    console.log(`  ${(s.n / SEQ).toFixed(2).padStart(6)} x ${(s.ms / s.n).toFixed(3).padStart(7)} ms  ${k}`)
-  }
-  console.log(`  = ${(executes / SEQ).toFixed(1)} statements executed per create`)
+  printStatements(`\n${SEQ} sequential creates: ${seqMs.toFixed(1)} ms each from the client; statements logged per create (background included):`, logFrom, SEQ)
   await new Promise((r) => setTimeout(r, 500))
   for (let i = 0; i < 10; i++) await fetch(`${base}/meetings`, { method: "POST", headers, body: body() })
+
+  // Earlier windows of the same load (--windows): V8 compiles the create path during the first
+  // seconds of a fresh process (on its own threads, counted in the server's CPU).
+  for (let w = 1; w < Number(args.windows); w++) {
+    const counts: Record<string, number> = {}
+    const [cpu0, sysBefore] = [cpuMs(server.pid!), sysMs(server.pid!)]
+    const r = await autocannon({
+      url: `${base}/meetings`,
+      connections: Number(args.connections),
+      duration: Number(args.duration),
+      requests: [{ method: "POST", headers, setupRequest: (req: any) => ({ ...req, body: body() }), onResponse: (st: number) => void (counts[st] = (counts[st] ?? 0) + 1) }],
+    })
+    const k = Math.max(1, counts["201"] ?? 0)
+    console.log(`window ${w}: ${Math.round(r.requests.average)} req/s, server CPU per create ${((cpuMs(server.pid!) - cpu0) / k).toFixed(2)} ms (system ${((sysMs(server.pid!) - sysBefore) / k).toFixed(2)}), statuses ${JSON.stringify(counts)}`)
+  }
 
   // The load.
   const stat = async () => (await sql`select xact_commit::int8 as c, xact_rollback::int8 as r, tup_inserted::int8 as i, tup_fetched::int8 as f, tup_returned::int8 as t, blk_write_time, active_time from pg_stat_database where datname = ${dbName}`)[0]!
@@ -134,8 +168,10 @@ try {
     }
     await s.end()
   })()
+  const loadLogFrom = existsSync(LOG) ? statSync(LOG).size : 0
   const s0 = await stat()
   const c0 = cpuMs(server.pid!)
+  const sys0 = sysMs(server.pid!)
   const statuses: Record<string, number> = {}
   const result = await autocannon({
     url: `${base}/meetings`,
@@ -144,6 +180,7 @@ try {
     requests: [{ method: "POST", headers, setupRequest: (req: any) => ({ ...req, body: body() }), onResponse: (st: number) => void (statuses[st] = (statuses[st] ?? 0) + 1) }],
   })
   const c1 = cpuMs(server.pid!)
+  const sys1 = sysMs(server.pid!)
   loadEnded = performance.now()
   sampling = false
   await sampler
@@ -151,8 +188,12 @@ try {
   const n = statuses["201"] ?? 0
   const per = (k: string) => ((Number(s1[k]) - Number(s0[k])) / Math.max(1, n)).toFixed(2)
   console.log(`\nload: ${args.connections} connections, ${args.duration} s: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} p99 ${result.latency.p99} ms, statuses ${JSON.stringify(statuses)}`)
-  console.log(`server CPU per create: ${((c1 - c0) / Math.max(1, n)).toFixed(2)} ms (${((c1 - c0) / 10 / Number(args.duration)).toFixed(0)}% of one core)`)
+  console.log(`server CPU per create: ${((c1 - c0) / Math.max(1, n)).toFixed(2)} ms (system ${((sys1 - sys0) / Math.max(1, n)).toFixed(2)}; ${((c1 - c0) / 10 / Number(args.duration)).toFixed(0)}% of one core)`)
   console.log(`per create: ${per("c")} commits, ${per("r")} rollbacks, ${per("i")} rows inserted, ${per("f")} rows fetched, ${per("t")} rows returned; backend active ${per("active_time")} ms`)
+  if (args["log-load"]) {
+    await new Promise((r) => setTimeout(r, 500))
+    printStatements(`statements logged during the load, per create (background included; the monitoring's own excluded):`, loadLogFrom, n)
+  }
   if (Object.keys(statuses).some((k) => k.startsWith("5"))) console.log(`\nserver stderr (last 4,000 characters):\n${stderrOf(server)}`)
   const total = [...waits.values()].reduce((a, b) => a + b, 0)
   console.log(`backend states sampled (share): ${[...waits.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${((100 * v) / total).toFixed(0)}%`).join(", ")}`)

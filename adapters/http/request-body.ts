@@ -55,7 +55,9 @@ export const requestBodies =
       closeUnless(c, drained)
       return tooLarge(c)
     }
-    if (request.body && declared === null) {
+    // `declared` first: reading `request.body` turns @hono/node-server's light request into a
+    // full one with a web stream, and the JSON read then goes through it instead of its fast path.
+    if (declared === null && request.body) {
       // No length declared: count while buffering, up to the limit.
       const reader = request.body.getReader()
       const chunks: Uint8Array[] = []

@@ -22,6 +22,8 @@ export const decodeOrFail = <S extends Schema.Top>(schema: S, input: unknown): S
 }
 
 const LONE_SURROGATE = /\p{Cs}/u
+/** A JSON escape of a surrogate (\uD800-\uDFFF): only such text can parse to a lone one. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/
 const NUL = "\u0000"
 /** Enough to name the culprits; a body of a million NULs must not answer a million lines. */
 const MAX_NUL_MESSAGES = 50
@@ -72,11 +74,16 @@ export const readJson = async (c: Context, options: { optional?: boolean } = {})
   let value: unknown
   let illFormed = false
   try {
-    // A lone UTF-16 surrogate ("\ud800") is valid JSON but not valid text for PostgreSQL.
-    value = JSON.parse(text, (key, v: unknown) => {
-      if (LONE_SURROGATE.test(key) || (typeof v === "string" && LONE_SURROGATE.test(v))) illFormed = true
-      return v
-    })
+    // A lone UTF-16 surrogate ("\ud800") is valid JSON but not valid text for PostgreSQL. Only
+    // a text with a surrogate escape or a raw lone surrogate can hold one: the rest parse
+    // without a reviver (a reviver call per value made the parse of a create 3-6x slower).
+    value =
+      SURROGATE_ESCAPE.test(text) || LONE_SURROGATE.test(text)
+        ? JSON.parse(text, (key, v: unknown) => {
+            if (LONE_SURROGATE.test(key) || (typeof v === "string" && LONE_SURROGATE.test(v))) illFormed = true
+            return v
+          })
+        : JSON.parse(text)
   } catch {
     throw new ValidationFailed({ messages: ["body: malformed JSON"] })
   }

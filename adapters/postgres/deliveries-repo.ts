@@ -11,8 +11,8 @@ import {
   type DeliveryAttempt,
 } from "./tables/webhook-deliveries.ts"
 
-/** Channel the dispatcher LISTENs on (postgres); the outbox trigger notifies it too. */
-export { WEBHOOK_CHANNEL } from "./outbox.ts"
+/** Channels the dispatcher listens on (woken after commits, database.ts). */
+export { OUTBOX_CHANNEL, WEBHOOK_CHANNEL } from "./outbox.ts"
 
 export {
   insertDeliveries,

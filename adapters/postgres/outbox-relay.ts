@@ -121,15 +121,22 @@ const dropUnsubscribed = async (q: Queryable, batch: number): Promise<{ taken: n
   return { taken: Number(row?.taken ?? 0), wanted: Number(row?.wanted ?? 0) }
 }
 
+/** What one relay round did: events taken off the queue, and whether any had a subscriber. */
+export interface Relayed {
+  readonly taken: number
+  readonly subscribed: boolean
+}
+
 /**
  * Turns queued booking outbox events into deliveries. Claims queue rows with SKIP LOCKED and
  * deletes them with the deliveries' insert, so several processes relay in parallel without
- * losing or duplicating an event. Names are joined now, at relay time. Returns how many
- * events were taken.
+ * losing or duplicating an event. Names are joined now, at relay time.
  */
-export const relayOutbox = async (s: RelayDeps, batch = 100): Promise<number> => {
+export const relayOutbox = async (s: RelayDeps, batch = 100): Promise<Relayed> => {
   const first = await dropUnsubscribed(s.database.db, batch)
-  return first.wanted === 0 ? first.taken : relaySubscribed(s, batch)
+  return first.wanted === 0
+    ? { taken: first.taken, subscribed: false }
+    : { taken: await relaySubscribed(s, batch), subscribed: true }
 }
 
 /** Events with subscribers: their deliveries are built and inserted in one transaction. */

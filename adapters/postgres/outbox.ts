@@ -4,8 +4,14 @@ import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
 import { wakeAfterCommit, type Queryable } from "./database.ts"
 import { outboxEventsTable } from "./tables/bookings.ts"
 
-/** The channel that wakes the webhook relay (outbox -> deliveries) and the dispatchers. */
+/** The channel that wakes the dispatchers: deliveries may be due (and the relay runs first). */
 export const WEBHOOK_CHANNEL = "keyspace_webhooks"
+/**
+ * The channel that wakes only the relay: booking events were queued. Deliveries are claimed
+ * after it only when the relay found a subscriber (most bookings have none), so a create's
+ * commit costs the relay's one statement, not also a claim transaction.
+ */
+export const OUTBOX_CHANNEL = "keyspace_outbox"
 
 /** ROOM_BOOK, DESK_CANCEL, ...: the webhook type of a domain event. */
 export const bookingEventType = (assetKind: AssetKind, event: BookingDomainEvent): string =>
@@ -22,7 +28,7 @@ export const outboxInsert = (
 ) => {
   if (events.length === 0) return undefined
   // The webhook relay wakes once the transaction commits.
-  wakeAfterCommit(tx, WEBHOOK_CHANNEL)
+  wakeAfterCommit(tx, OUTBOX_CHANNEL)
   return tx.insert(outboxEventsTable).values(outboxValues(newId, source, events))
 }
 

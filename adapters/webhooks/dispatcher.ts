@@ -9,6 +9,7 @@ import type { WebhookDeps } from "./webhook-deps.ts"
 import {
   claimDue,
   nextDueAt,
+  OUTBOX_CHANNEL,
   recordAttempt,
   WEBHOOK_CHANNEL,
   type ClaimedDelivery,
@@ -221,6 +222,8 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
         const n = (perWebhookCount.get(d.webhookId) ?? 1) - 1
         if (n <= 0) perWebhookCount.delete(d.webhookId)
         else perWebhookCount.set(d.webhookId, n)
+        // A slot is free: a due delivery that found none may be waiting for it.
+        claimNeeded = true
         if (!stopped) void pump()
       })
     inFlight.set(d.id, p)
@@ -229,21 +232,32 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
   // The outbox queue is read only when something may have been committed (a wake, a notify,
   // a clock move, the poll), not each time a send finishes and frees a slot.
   let relayNeeded = true
+  // Deliveries are claimed only when some may be due: not after a wake that only queued booking
+  // events (OUTBOX_CHANNEL) that the relay then found no subscriber for, the common create.
+  let claimNeeded = true
   const pumpOnce = async (): Promise<void> => {
     if (stopped) return
     if (relayNeeded) {
       relayNeeded = false
       // In batches until the queue is empty (or held by other processes).
-      for (let i = 0; i < 1000; i++) if ((await relayOutbox(s)) < 100) break
+      for (let i = 0; i < 1000; i++) {
+        const relayed = await relayOutbox(s)
+        if (relayed.subscribed) claimNeeded = true
+        if (relayed.taken < 100) break
+      }
     }
     const free = maxInFlight - inFlight.size
-    if (free <= 0) return
+    if (!claimNeeded || free <= 0) return
+    claimNeeded = false
     const claimed = await claimDue(s.database.db, {
       now: s.clock.now(),
       wallNow: Date.now(),
       leaseMs,
       limit: free,
       room: (webhookId) => perWebhook - (perWebhookCount.get(webhookId) ?? 0),
+    }).catch((e: unknown) => {
+      claimNeeded = true
+      throw e
     })
     for (const d of claimed) if (!inFlight.has(d.id)) start(d)
   }
@@ -288,11 +302,19 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
 
   const tick = async () => {
     relayNeeded = true
+    claimNeeded = true
     await pump()
     await schedule()
   }
 
   const kick = () => {
+    relayNeeded = true
+    claimNeeded = true
+    if (!stopped) void pump()
+  }
+
+  /** Booking events were queued: relay them (and claim only what the relay made due). */
+  const relayKick = () => {
     relayNeeded = true
     if (!stopped) void pump()
   }
@@ -300,6 +322,7 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
   const drainDue = async (budgetMs = timeoutMs + 2_000): Promise<void> => {
     const deadline = Date.now() + budgetMs
     relayNeeded = true
+    claimNeeded = true
     while (!stopped && Date.now() < deadline) {
       await pump()
       if (inFlight.size === 0) return
@@ -307,11 +330,11 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
     }
   }
 
-  void s.database
-    .listen(WEBHOOK_CHANNEL, kick)
-    .then((stop) => {
-      if (stopped) void stop()
-      else unlisten = stop
+  void Promise.all([s.database.listen(WEBHOOK_CHANNEL, kick), s.database.listen(OUTBOX_CHANNEL, relayKick)])
+    .then((stops) => {
+      const stopAll = async () => void (await Promise.all(stops.map((stop) => stop())))
+      if (stopped) void stopAll()
+      else unlisten = stopAll
     })
     .catch(() => {})
   void tick()

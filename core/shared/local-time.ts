@@ -117,11 +117,15 @@ const wallClocks = new Map<string, WallClock>()
 
 /** Wall-clock parts of an instant in an IANA zone. */
 export const wallClock = (instant: number, timeZone: string): WallClock => {
+  // A day without a transition: arithmetic, cheaper than any cache key (every random slot of a
+  // create is a new instant, so the per-instant cache below missed and churned).
+  const offset = steadyOffset(instant, timeZone)
+  if (offset !== null) return steadyWallClock(instant, offset)
   const key = `${instant}|${timeZone}`
   const cached = wallClocks.get(key)
   if (cached !== undefined) return cached
   // Frozen: every caller shares the cached object.
-  const computed = Object.freeze(computeWallClock(instant, timeZone))
+  const computed = Object.freeze(intlWallClock(instant, timeZone))
   if (wallClocks.size >= WALL_CLOCK_CACHE_MAX) wallClocks.clear()
   wallClocks.set(key, computed)
   return computed
@@ -132,9 +136,11 @@ export const wallClock = (instant: number, timeZone: string): WallClock => {
 // (hundreds of instants): keep the offset of every UTC day whose start, middle and last
 // millisecond agree (no zone moves and moves back within half a day) and derive wall clocks by
 // arithmetic. Days with a transition, and instants outside 1900-2199, still ask Intl. Bounded:
-// cleared whole when full.
+// cleared whole when full. Keyed by zone, then by UTC day number (a small integer: no string
+// key to build and hash per call).
 const OFFSET_CACHE_MAX = 4096
-const dayOffsets = new Map<string, number | null>()
+const ZONES_MAX = 64
+const dayOffsets = new Map<string, Map<number, number | null>>()
 const FAST_FROM = Date.UTC(1900, 0, 1)
 const FAST_UNTIL = Date.UTC(2200, 0, 1)
 
@@ -146,29 +152,36 @@ const intlOffsetMs = (instant: number, timeZone: string): number => {
 /** The zone's offset throughout the UTC day of `instant`, or null when it changes that day. */
 const steadyOffset = (instant: number, timeZone: string): number | null => {
   if (instant < FAST_FROM || instant >= FAST_UNTIL) return null
-  const dayStart = Math.floor(instant / MS_PER_DAY) * MS_PER_DAY
-  const key = `${dayStart}|${timeZone}`
-  const known = dayOffsets.get(key)
+  const day = Math.floor(instant / MS_PER_DAY)
+  let days = dayOffsets.get(timeZone)
+  if (days === undefined) {
+    if (dayOffsets.size >= ZONES_MAX) dayOffsets.clear()
+    days = new Map()
+    dayOffsets.set(timeZone, days)
+  }
+  const known = days.get(day)
   if (known !== undefined) return known
+  const dayStart = day * MS_PER_DAY
   const first = intlOffsetMs(dayStart, timeZone)
   const steady =
     intlOffsetMs(dayStart + MS_PER_DAY / 2, timeZone) === first && intlOffsetMs(dayStart + MS_PER_DAY - 1, timeZone) === first
-  if (dayOffsets.size >= OFFSET_CACHE_MAX) dayOffsets.clear()
-  dayOffsets.set(key, steady ? first : null)
+  if (days.size >= OFFSET_CACHE_MAX) days.clear()
+  days.set(day, steady ? first : null)
   return steady ? first : null
 }
 
-const computeWallClock = (instant: number, timeZone: string): WallClock => {
-  const offset = steadyOffset(instant, timeZone)
-  if (offset === null) return intlWallClock(instant, timeZone)
-  const local = new Date(Math.floor(instant / 1000) * 1000 + offset)
-  const date = { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() }
+/** The wall clock (whole seconds, as Intl shows it) of an instant in a day with this steady offset. */
+const steadyWallClock = (instant: number, offset: number): WallClock => {
+  const localMs = Math.floor(instant / 1000) * 1000 + offset
+  const local = new Date(localMs)
   return {
-    ...date,
+    year: local.getUTCFullYear(),
+    month: local.getUTCMonth() + 1,
+    day: local.getUTCDate(),
     hour: local.getUTCHours(),
     minute: local.getUTCMinutes(),
     second: local.getUTCSeconds(),
-    weekday: weekdayOf(date),
+    weekday: weekdayOfEpochDay(Math.floor(localMs / MS_PER_DAY)),
   }
 }
 
@@ -206,6 +219,9 @@ export const formatHHmm = (instant: number, timeZone: string): string => {
 
 /** UTC offset of the zone at an instant, in milliseconds (local = utc + offset). */
 export const offsetMsAt = (instant: number, timeZone: string): number => {
+  // The wall clock of a steady day is the instant's whole second moved by exactly this offset.
+  const steady = steadyOffset(instant, timeZone)
+  if (steady !== null) return steady
   const w = wallClock(instant, timeZone)
   const asUtc = utcMs(w.year, w.month, w.day, w.hour * 3600 + w.minute * 60 + w.second)
   return asUtc - Math.floor(instant / 1000) * 1000
