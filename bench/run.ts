@@ -306,9 +306,19 @@ const main = async () => {
       return [start, start + 15 * 60_000]
     }
     const iso = (ms: number) => new Date(ms).toISOString()
+    // Drawn without replacement: two random draws of one desk's slot (about 3 in the ~20,000
+    // creates of a run, by the birthday bound) would be a real conflict answered 409, not a
+    // free slot.
+    const drawn = new Set<string>()
     const createBody = () => {
-      const [s, e] = freeSlot()
-      return { deskId: desks[Math.floor(Math.random() * desks.length)], title: "bench", startDateTime: iso(s), endDateTime: iso(e) }
+      for (;;) {
+        const [s, e] = freeSlot()
+        const deskId = desks[Math.floor(Math.random() * desks.length)]!
+        const key = `${deskId}/${s}`
+        if (drawn.has(key)) continue
+        drawn.add(key)
+        return { deskId, title: "bench", startDateTime: iso(s), endDateTime: iso(e) }
+      }
     }
 
     // GET /healthz through the full middleware, 64 connections, against bare node:http sending
