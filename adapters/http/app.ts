@@ -34,6 +34,13 @@ const declaresBody = (request: Request, env: unknown): boolean => {
   return request.headers.has("content-length") || request.headers.has("transfer-encoding")
 }
 
+/**
+ * Whether the body limit has nothing to do: a GET or HEAD that declares no body has nothing to
+ * limit or drain, and asking for its body makes the Node adapter build a full undici Request.
+ */
+const skipsBodyLimit = (method: string, request: Request, env: unknown): boolean =>
+  (method === "GET" || method === "HEAD") && !declaresBody(request, env)
+
 /** A surface mounted under the bearer-token middleware (bookings, partner members, ...). */
 export interface Surface {
   readonly path: string
@@ -101,12 +108,10 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
   }
   // What runs before the routes of `limited`: the token endpoint's no-store headers around the
   // body limit (so a refused oversized token request is not cacheable either), and the body
-  // limit for any request that may carry a body. A GET or HEAD that declares none has nothing
-  // to limit or drain, and asking for its body makes the Node adapter build a full undici
-  // Request: the edge sends those to `routes` (unless they ask for the token endpoint).
+  // limit for any request that may carry a body (skipsBodyLimit: the edge sends the others to
+  // `routes`, unless they ask for the token endpoint).
   const beforeRoutes = (c: Context<AppEnv>, next: Next): Promise<unknown> => {
-    const method = c.req.method
-    const limited: Next = (method === "GET" || method === "HEAD") && !declaresBody(c.req.raw, c.env) ? next : () => limitBody(c, next)
+    const limited: Next = skipsBodyLimit(c.req.method, c.req.raw, c.env) ? next : () => limitBody(c, next)
     return c.req.path === TOKEN_PATH ? tokenResponseHeaders(c, limited) : limited()
   }
 
@@ -176,7 +181,7 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     newRequestId: requestIds(),
     getPath: (request) => routes.getPath(request),
     choose: (method, path, request, node) =>
-      (method === "GET" || method === "HEAD") && path !== TOKEN_PATH && !declaresBody(request, node) ? toRoutes : toLimited,
+      path !== TOKEN_PATH && skipsBodyLimit(method, request, node) ? toRoutes : toLimited,
   })
   return limited
 }

@@ -330,13 +330,14 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
     }
   }
 
-  void Promise.all([s.database.listen(WEBHOOK_CHANNEL, kick), s.database.listen(OUTBOX_CHANNEL, relayKick)])
-    .then((stops) => {
-      const stopAll = async () => void (await Promise.all(stops.map((stop) => stop())))
-      if (stopped) void stopAll()
-      else unlisten = stopAll
-    })
-    .catch(() => {})
+  // A channel whose LISTEN failed is served by the poll; the other's listener is still removed
+  // on stop.
+  void Promise.allSettled([s.database.listen(WEBHOOK_CHANNEL, kick), s.database.listen(OUTBOX_CHANNEL, relayKick)]).then((listens) => {
+    const stops = listens.flatMap((l) => (l.status === "fulfilled" ? [l.value] : []))
+    const stopAll = async () => void (await Promise.allSettled(stops.map((stop) => stop())))
+    if (stopped) void stopAll()
+    else unlisten = stopAll
+  })
   void tick()
 
   return {

@@ -126,14 +126,20 @@ export class Tokens extends Context.Service<Tokens>()("keyspace/core/Tokens", {
       )
     })
 
+    /** The hash the store keys a bearer token by, or the refusal of a header without one. */
+    const bearerHash = (header: string | undefined): string | Unauthenticated => {
+      const token = BEARER.exec(header ?? "")?.[1]
+      return token ? secrets.sha256(token) : new Unauthenticated({ reason: "missing bearer token" })
+    }
+
     /**
      * Resolves an Authorization header to its principal (401 SV002 otherwise). Untraced: it
      * runs before every request's use case, which carries the request's span.
      */
     const authenticate = Effect.fnUntraced(function* (header: string | undefined) {
-      const token = BEARER.exec(header ?? "")?.[1]
-      if (!token) return yield* new Unauthenticated({ reason: "missing bearer token" })
-      const grant = yield* store.grantOf(secrets.sha256(token))
+      const hash = bearerHash(header)
+      if (hash instanceof Unauthenticated) return yield* hash
+      const grant = yield* store.grantOf(hash)
       const principal = principalOf(Option.getOrUndefined(grant), clock.now())
       return principal instanceof Unauthenticated ? yield* principal : principal
     })
@@ -148,9 +154,8 @@ export class Tokens extends Context.Service<Tokens>()("keyspace/core/Tokens", {
       header: string | undefined,
       freshFrom: number | undefined,
     ): Promise<Principal | Unauthenticated | undefined> => {
-      const token = BEARER.exec(header ?? "")?.[1]
-      if (!token) return new Unauthenticated({ reason: "missing bearer token" })
-      const hash = secrets.sha256(token)
+      const hash = bearerHash(header)
+      if (hash instanceof Unauthenticated) return hash
       await store.freshFor(freshFrom)
       const grant = store.heldGrant(hash)
       return grant === undefined ? undefined : principalOf(grant, clock.now())
