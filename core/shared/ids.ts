@@ -12,12 +12,13 @@ export const ObjectId = Schema.String.check(
  * passed in so the core stays free of I/O; adapters hand it crypto.getRandomValues.
  */
 export const makeObjectIdFactory = (random: (bytes: Uint8Array) => Uint8Array) => {
-  const processPart = random(new Uint8Array(5))
-  let counter = random(new Uint8Array(3)).reduce((acc, b) => (acc << 8) | b, 0)
   const hex = (n: number, width: number) => n.toString(16).padStart(width, "0")
+  // The random part is fixed per factory: its hex is built once, not per id (a create makes ~8).
+  const processHex = [...random(new Uint8Array(5))].map((b) => hex(b, 2)).join("")
+  let counter = random(new Uint8Array(3)).reduce((acc, b) => (acc << 8) | b, 0)
   return (nowMs: number): string => {
     counter = (counter + 1) & 0xffffff
     const seconds = Math.floor(nowMs / 1000) >>> 0
-    return hex(seconds, 8) + [...processPart].map((b) => hex(b, 2)).join("") + hex(counter, 6)
+    return hex(seconds, 8) + processHex + hex(counter, 6)
   }
 }
