@@ -102,7 +102,6 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
       if (res && !c.finalized) c.res = res
     } catch (err) {
       if (!(err instanceof Error)) throw err
-      c.error = err
       c.res = await onError(err, c)
     }
   }

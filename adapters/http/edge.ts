@@ -37,8 +37,13 @@ export const edgeOf = (c: Context): RequestEdge => {
   }
 }
 
-/** Notes the typed failure an answer was rendered from (the error table's answers). */
-export const answeredWith = (c: Context, failure: unknown): void => {
+/**
+ * Notes the typed failure an answer was rendered from (the error table's answers): for the
+ * observer (rate-limit hits) on the edge's record, and as `c.error` for the bearer challenge,
+ * which Hono sets itself only for an error thrown inside its compose.
+ */
+export const answeredWith = (c: Context, failure: Error): void => {
+  c.error = failure
   edgeOf(c).failure = failure
 }
 

@@ -1,5 +1,6 @@
 import type { Context } from "hono"
 import type { ContentfulStatusCode } from "hono/utils/http-status"
+import { recentMap } from "../../core/shared/recent-map.ts"
 
 /** The spec's response envelope: every JSON response except the token endpoint. */
 export interface Envelope<T> {
@@ -62,14 +63,12 @@ const sameMeta = (a: PageMeta | undefined, b: PageMeta | undefined) =>
   a === b || (a !== undefined && b !== undefined && a.limit === b.limit && a.offset === b.offset && a.total === b.total)
 
 export const repeatedAnswers = <T>(same: (a: T, b: T) => boolean, max = 16): RepeatedAnswers<T> => {
-  const last = new Map<string, { readonly value: T; readonly meta: PageMeta | undefined; readonly bytes: Uint8Array }>()
+  const last = recentMap<string, { readonly value: T; readonly meta: PageMeta | undefined; readonly bytes: Uint8Array }>(max)
   return {
     bytes: (key, value, json, meta) => {
-      const held = last.get(key)
+      const held = last.peek(key)
       if (held !== undefined && sameMeta(held.meta, meta) && same(held.value, value)) return held.bytes
       const bytes = encoder.encode(envelopeJson(json(value), meta))
-      last.delete(key)
-      if (last.size >= max) last.delete(last.keys().next().value!)
       last.set(key, { value, meta, bytes })
       return bytes
     },

@@ -23,7 +23,6 @@ export type Run<R> = <A, E extends AppError>(
 export const errorResponse = (c: Context<AppEnv>, e: AppError): Response => {
   const { status, body, headers } = toErrorResponse(e)
   // As for a thrown error: the observer counts RateLimited, the bearer challenge reads it.
-  c.error = e
   answeredWith(c, e)
   for (const [k, v] of Object.entries(headers)) c.header(k, v)
   return c.json(body, status)

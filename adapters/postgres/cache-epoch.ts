@@ -3,6 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import { execute, type Db } from "./database.ts"
 import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
 import { CurrentTx, SqlDatabase } from "./unit-of-work.ts"
+import { recentMap } from "../../core/shared/recent-map.ts"
 
 /**
  * Caches of rows every request reads and few requests change (access tokens, apps, projects,
@@ -159,13 +160,13 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
     current = p
     return p
   }
+  /** Whether a completed read was sent after `freshFrom`: it saw every commit made before then. */
+  const completedSince = (freshFrom: number | undefined): boolean => freshFrom !== undefined && snapshotReadFrom > freshFrom
   const sync = (freshFrom?: number): Promise<void> => {
-    if (freshFrom !== undefined) {
-      // The last completed read serves even while a newer one is in flight: waiting for that
-      // one cost a memo-served request (the bearer check's read already done) a round trip.
-      if (snapshotReadFrom > freshFrom) return resolved
-      if (current !== undefined && currentSentAt > freshFrom) return current
-    }
+    // The last completed read serves even while a newer one is in flight: waiting for that
+    // one cost a memo-served request (the bearer check's read already done) a round trip.
+    if (completedSince(freshFrom)) return resolved
+    if (freshFrom !== undefined && current !== undefined && currentSentAt > freshFrom) return current
     if (current === undefined) return start()
     queued ??= current
       .catch(() => {})
@@ -176,18 +177,20 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
     return queued
   }
 
-  const named = new Map<string, EpochCache<never, never>>()
-  const cache = <K, V>(name: string, options: { max: number; ttlMs?: number }): EpochCache<K, V> => {
-    const existing = named.get(name)
-    if (existing) return existing as unknown as EpochCache<K, V>
-    const made = makeCache<K, V>(options)
-    named.set(name, made as unknown as EpochCache<never, never>)
+  // One cache or memo per name (caches and memos share the names), made on first use.
+  const byName = new Map<string, { readonly size: () => number }>()
+  const named = <T extends { readonly size: () => number }>(name: string, make: () => T): T => {
+    const existing = byName.get(name)
+    if (existing) return existing as T
+    const made = make()
+    byName.set(name, made)
     return made
   }
+  const cache = <K, V>(name: string, options: { max: number; ttlMs?: number }): EpochCache<K, V> =>
+    named(name, () => makeCache<K, V>(options))
   const makeCache = <K, V>(options: { max: number; ttlMs?: number }): EpochCache<K, V> => {
-    // A Map keeps insertion order: re-inserting on a hit makes the first key the least recent.
-    const entries = new Map<K, { value: V; until: number }>()
-    clears.push(() => entries.clear())
+    const entries = recentMap<K, { value: V; until: number }>(options.max)
+    clears.push(entries.clear)
     const get = (key: K): V | undefined => {
       const e = entries.get(key)
       if (e === undefined) return undefined
@@ -195,8 +198,6 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
         entries.delete(key)
         return undefined
       }
-      entries.delete(key)
-      entries.set(key, e)
       return e.value
     }
     return {
@@ -206,31 +207,22 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
         if (hit !== undefined) return hit
         const at = epoch
         const value = await load()
-        if (value !== undefined && at !== undefined && at === epoch) {
+        if (value !== undefined && at !== undefined && at === epoch)
           entries.set(key, { value, until: now() + (options.ttlMs ?? Number.POSITIVE_INFINITY) })
-          if (entries.size > options.max) entries.delete(entries.keys().next().value as K)
-        }
         return value
       },
-      delete: (key) => void entries.delete(key),
-      size: () => entries.size,
+      delete: entries.delete,
+      size: entries.size,
     }
   }
-  const memos = new Map<string, SnapshotMemo<never>>()
-  const bySnapshot = <V>(name: string, max: number): SnapshotMemo<V> => {
-    const existing = memos.get(name)
-    if (existing) return existing as unknown as SnapshotMemo<V>
-    type Entry = { readonly snapshot: string; readonly value: Promise<V>; settled?: { readonly value: V } }
-    const held = new Map<string, Entry>()
-    /** The kept answer under the current snapshot (most recently used last), or undefined. */
-    const keptNow = (key: string): Entry | undefined => {
-      const hit = held.get(key)
-      if (snapshot === undefined || hit === undefined || hit.snapshot !== snapshot) return undefined
-      // Most recently used last: the Map's first key is the one to evict.
-      held.delete(key)
-      held.set(key, hit)
-      return hit
-    }
+  const makeMemo = <V>(max: number): SnapshotMemo<V> => {
+    type Entry = { readonly value: Promise<V>; settled?: { readonly value: V } }
+    const held = recentMap<string, Entry>(max)
+    // The snapshot every held answer was read under (one at a time: an older one is never current again).
+    let heldSnapshot: string | undefined
+    /** The kept answer under the current snapshot, or undefined. */
+    const keptNow = (key: string): Entry | undefined =>
+      snapshot !== undefined && snapshot === heldSnapshot ? held.get(key) : undefined
     /** After a sync that serves the caller: the kept answer, or `load`'s (kept when it succeeds). */
     const answer = (key: string, load: () => Promise<V>): Promise<V> => {
       const hit = keptNow(key)
@@ -238,32 +230,31 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
       const at = snapshot
       const value = load()
       if (at !== undefined) {
-        const entry: Entry = { snapshot: at, value }
-        if (held.values().next().value?.snapshot !== at) held.clear()
-        held.delete(key)
+        const entry: Entry = { value }
+        if (heldSnapshot !== at) {
+          held.clear()
+          heldSnapshot = at
+        }
         held.set(key, entry)
-        if (held.size > max) held.delete(held.keys().next().value!)
         value.then(
           (v) => void (entry.settled = { value: v }),
           () => {
-            if (held.get(key) === entry) held.delete(key)
+            if (held.peek(key) === entry) held.delete(key)
           },
         )
       }
       return value
     }
-    const memo: SnapshotMemo<V> = {
+    return {
       // A snapshot read sent after the caller's request arrived (the bearer check's sync), or
       // its own sync (shared with concurrent callers): never an older snapshot than the caller's.
       get: (key, load, freshFrom) => sync(freshFrom).then(() => answer(key, load)),
-      settled: (key, freshFrom) =>
-        freshFrom !== undefined && snapshotReadFrom > freshFrom ? keptNow(key)?.settled : undefined,
-      size: () => held.size,
+      settled: (key, freshFrom) => (completedSince(freshFrom) ? keptNow(key)?.settled : undefined),
+      size: held.size,
     }
-    memos.set(name, memo as unknown as SnapshotMemo<never>)
-    return memo
   }
-  const sizes = () => Object.fromEntries([...named, ...memos].map(([name, c]) => [name, c.size()]))
+  const bySnapshot = <V>(name: string, max: number): SnapshotMemo<V> => named(name, () => makeMemo<V>(max))
+  const sizes = () => Object.fromEntries([...byName].map(([name, c]) => [name, c.size()]))
   return { sync, cache, sizes, snapshot: () => snapshot, bySnapshot }
 }
 

@@ -300,29 +300,32 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
     timer = setTimeout(() => void tick(), delay)
   }
 
-  const tick = async () => {
+  /** Something may have been committed: relay the queue, and claim deliveries unless `relayOnly`. */
+  const needWork = (relayOnly = false) => {
     relayNeeded = true
-    claimNeeded = true
+    if (!relayOnly) claimNeeded = true
+  }
+
+  const tick = async () => {
+    needWork()
     await pump()
     await schedule()
   }
 
   const kick = () => {
-    relayNeeded = true
-    claimNeeded = true
+    needWork()
     if (!stopped) void pump()
   }
 
   /** Booking events were queued: relay them (and claim only what the relay made due). */
   const relayKick = () => {
-    relayNeeded = true
+    needWork(true)
     if (!stopped) void pump()
   }
 
   const drainDue = async (budgetMs = timeoutMs + 2_000): Promise<void> => {
     const deadline = Date.now() + budgetMs
-    relayNeeded = true
-    claimNeeded = true
+    needWork()
     while (!stopped && Date.now() < deadline) {
       await pump()
       if (inFlight.size === 0) return

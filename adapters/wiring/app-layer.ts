@@ -12,6 +12,7 @@ import { membersStores, membersUseCases } from "./layers/members.ts"
 import { paymentsStores, paymentsUseCases } from "./layers/payments.ts"
 import { observabilityLayer } from "./layers/observability.ts"
 import type { TracingConfig } from "../observability/tracing.ts"
+import type { Logger } from "../observability/logger.ts"
 
 import type { WorkerDeps } from "./worker-deps.ts"
 import type { Storage } from "./storage.ts"
@@ -30,8 +31,11 @@ export interface AppInputs {
   readonly background?: boolean
   /** The worker loops' dependencies, handed over by boot once the runtime is built. */
   readonly workerDeps?: Promise<WorkerDeps>
-  /** Where log lines go (boot's `logLine`); default `console.log`, one call per line. */
-  readonly logLine?: ((line: string) => void) | undefined
+  /**
+   * The line logger the Effect logger writes through (boot's, whose lines its `logLine` takes);
+   * default: redacted lines at the configured level, `console.log` one call per line.
+   */
+  readonly logger?: Logger | undefined
 }
 
 const infra = (inputs: AppInputs) =>

@@ -120,7 +120,7 @@ const bootLocked = async (
     tracing: tracingConfig(env),
     background,
     workerDeps,
-    logLine,
+    logger,
   })
   // Builds every layer now, so a broken graph fails the start, not the first request.
   const context = await runtime.context()

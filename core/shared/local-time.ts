@@ -144,10 +144,11 @@ const dayOffsets = new Map<string, Map<number, number | null>>()
 const FAST_FROM = Date.UTC(1900, 0, 1)
 const FAST_UNTIL = Date.UTC(2200, 0, 1)
 
-const intlOffsetMs = (instant: number, timeZone: string): number => {
-  const w = intlWallClock(instant, timeZone)
-  return utcMs(w.year, w.month, w.day, w.hour * 3600 + w.minute * 60 + w.second) - Math.floor(instant / 1000) * 1000
-}
+/** The offset an instant's wall clock shows (local = utc + offset, whole seconds as Intl shows them). */
+const offsetOfWall = (instant: number, w: WallClock): number =>
+  utcMs(w.year, w.month, w.day, w.hour * 3600 + w.minute * 60 + w.second) - Math.floor(instant / 1000) * 1000
+
+const intlOffsetMs = (instant: number, timeZone: string): number => offsetOfWall(instant, intlWallClock(instant, timeZone))
 
 /** The zone's offset throughout the UTC day of `instant`, or null when it changes that day. */
 const steadyOffset = (instant: number, timeZone: string): number | null => {
@@ -221,30 +222,27 @@ export const formatHHmm = (instant: number, timeZone: string): string => {
 export const offsetMsAt = (instant: number, timeZone: string): number => {
   // The wall clock of a steady day is the instant's whole second moved by exactly this offset.
   const steady = steadyOffset(instant, timeZone)
-  if (steady !== null) return steady
-  const w = wallClock(instant, timeZone)
-  const asUtc = utcMs(w.year, w.month, w.day, w.hour * 3600 + w.minute * 60 + w.second)
-  return asUtc - Math.floor(instant / 1000) * 1000
+  return steady !== null ? steady : offsetOfWall(instant, wallClock(instant, timeZone))
 }
 
 /** ISO 8601 of an instant with the zone's offset at that instant: 2030-01-07T10:00:00+07:00. */
 export const formatOffsetDateTime = (instant: number, timeZone: string): string => {
   const offset = steadyOffset(instant, timeZone)
-  if (offset !== null) {
-    // The wall clock is the instant (whole seconds, as Intl shows it) moved by the offset.
-    const wall = new Date(Math.floor(instant / 1000) * 1000 + offset)
-    const minutes = Math.round(offset / 60_000)
-    const sign = minutes < 0 ? "-" : "+"
-    const abs = Math.abs(minutes)
-    return `${wall.getUTCFullYear()}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}T${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
-  }
-  return formatOffsetDateTimeByParts(instant, timeZone)
+  return offset !== null ? isoWithOffset(steadyWallClock(instant, offset), offset) : formatOffsetDateTimeByParts(instant, timeZone)
 }
 
-/** The same through Intl's parts of this very instant (a day with a transition, years outside 1900-2199). */
+/**
+ * The same through Intl's parts of this very instant, with no steady-day arithmetic: the path of
+ * a day with a transition or a year outside 1900-2199, and the oracle the arithmetic is tested
+ * against.
+ */
 export const formatOffsetDateTimeByParts = (instant: number, timeZone: string): string => {
-  const w = wallClock(instant, timeZone)
-  const minutes = Math.round(offsetMsAt(instant, timeZone) / 60_000)
+  const w = intlWallClock(instant, timeZone)
+  return isoWithOffset(w, offsetOfWall(instant, w))
+}
+
+const isoWithOffset = (w: WallClock, offsetMs: number): string => {
+  const minutes = Math.round(offsetMs / 60_000)
   const sign = minutes < 0 ? "-" : "+"
   const abs = Math.abs(minutes)
   const date = `${String(w.year).padStart(4, "0")}-${pad(w.month)}-${pad(w.day)}`

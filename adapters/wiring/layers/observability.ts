@@ -16,9 +16,9 @@ import type { AppInputs } from "../app-layer.ts"
  * configured (else tracing is off altogether: no spans, no export timer), and `Telemetry`.
  */
 export const observabilityLayer = (inputs: AppInputs): Layer.Layer<Telemetry> => {
-  const { config, storage, tracing, logLine } = inputs
+  const { config, storage, tracing } = inputs
   const logging = Layer.mergeAll(
-    Logger.layer([jsonLogger(contextualLogger(makeLogger(config.logLevel, {}, logLine)))]),
+    Logger.layer([jsonLogger(inputs.logger ?? contextualLogger(makeLogger(config.logLevel)))]),
     Layer.succeed(References.MinimumLogLevel, minimumLogLevel(config.logLevel)),
   )
   const registry = Layer.sync(Metric.MetricRegistry, () => new Map())

@@ -1,0 +1,38 @@
+/**
+ * A Map bounded to `max` entries that drops the least recently used first: a Map keeps
+ * insertion order, so moving an entry to the end on each use leaves the least recent first.
+ * The one eviction rule of the process's answer memos and caches.
+ */
+export interface RecentMap<K, V> {
+  /** The entry, now the most recently used; undefined when absent. */
+  readonly get: (key: K) => V | undefined
+  /** The entry without counting it as a use. */
+  readonly peek: (key: K) => V | undefined
+  /** Sets the entry as the most recently used, then drops the least recent beyond `max`. */
+  readonly set: (key: K, value: V) => void
+  readonly delete: (key: K) => void
+  readonly clear: () => void
+  readonly size: () => number
+}
+
+export const recentMap = <K, V>(max: number): RecentMap<K, V> => {
+  const entries = new Map<K, V>()
+  return {
+    get: (key) => {
+      const value = entries.get(key)
+      if (value === undefined) return undefined
+      entries.delete(key)
+      entries.set(key, value)
+      return value
+    },
+    peek: (key) => entries.get(key),
+    set: (key, value) => {
+      entries.delete(key)
+      entries.set(key, value)
+      if (entries.size > max) entries.delete(entries.keys().next().value as K)
+    },
+    delete: (key) => void entries.delete(key),
+    clear: () => entries.clear(),
+    size: () => entries.size,
+  }
+}
