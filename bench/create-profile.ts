@@ -170,6 +170,10 @@ try {
   })()
   const loadLogFrom = existsSync(LOG) ? statSync(LOG).size : 0
   const s0 = await stat()
+  // PostgreSQL's side of the same creates: the database's backends plus the WAL writer.
+  const pgPids = async () => (await sql`select pid from pg_stat_activity where (datname = ${dbName} and pid <> pg_backend_pid()) or backend_type = 'walwriter'`).map((r) => Number(r.pid))
+  const pgBefore = new Map((await pgPids()).map((pid) => [pid, cpuMs(pid)]))
+  const harness0 = process.cpuUsage()
   const c0 = cpuMs(server.pid!)
   const sys0 = sysMs(server.pid!)
   const statuses: Record<string, number> = {}
@@ -181,6 +185,9 @@ try {
   })
   const c1 = cpuMs(server.pid!)
   const sys1 = sysMs(server.pid!)
+  const harness = process.cpuUsage(harness0)
+  let pgCpu = 0
+  for (const pid of await pgPids()) pgCpu += cpuMs(pid) - (pgBefore.get(pid) ?? 0)
   loadEnded = performance.now()
   sampling = false
   await sampler
@@ -189,6 +196,7 @@ try {
   const per = (k: string) => ((Number(s1[k]) - Number(s0[k])) / Math.max(1, n)).toFixed(2)
   console.log(`\nload: ${args.connections} connections, ${args.duration} s: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} p99 ${result.latency.p99} ms, statuses ${JSON.stringify(statuses)}`)
   console.log(`server CPU per create: ${((c1 - c0) / Math.max(1, n)).toFixed(2)} ms (system ${((sys1 - sys0) / Math.max(1, n)).toFixed(2)}; ${((c1 - c0) / 10 / Number(args.duration)).toFixed(0)}% of one core)`)
+  console.log(`PostgreSQL CPU per create: ${(pgCpu / Math.max(1, n)).toFixed(2)} ms (the database's backends and the WAL writer); load generator (this process) ${((harness.user + harness.system) / 1000 / Math.max(1, n)).toFixed(2)} ms`)
   console.log(`per create: ${per("c")} commits, ${per("r")} rollbacks, ${per("i")} rows inserted, ${per("f")} rows fetched, ${per("t")} rows returned; backend active ${per("active_time")} ms`)
   if (args["log-load"]) {
     await new Promise((r) => setTimeout(r, 500))

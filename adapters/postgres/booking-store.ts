@@ -15,7 +15,7 @@ import { assetConfigRaw, lockBookingForTick } from "./tick-queries.ts"
 import { ticksInsert } from "./tick-store.ts"
 import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION } from "./database.ts"
 import { CurrentTx, DatabaseError, inTx, read, SqlDatabase, write } from "./unit-of-work.ts"
-import { insertBookingAlone } from "./booking-create.ts"
+import { insertBookingAlone, makeCreateBatcher } from "./booking-create.ts"
 import type { Tx } from "./database.ts"
 import type { BookingExtras } from "../../core/booking/meeting.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
@@ -45,6 +45,8 @@ export const BookingStorePostgres = Layer.effect(
   Effect.gen(function* () {
     const ids = yield* Ids
     const database = yield* SqlDatabase
+    // Concurrent free single-slot creates share one statement and one commit (booking-create.ts).
+    const batcher = database.engine === "postgres" ? makeCreateBatcher(database.db, ids.newId) : undefined
     const run = <A, E>(self: Effect.Effect<A, E, SqlDatabase>) => Effect.provideService(self, SqlDatabase, database)
     const insertIn = (
       tx: Tx,
@@ -87,7 +89,9 @@ export const BookingStorePostgres = Layer.effect(
               ? insertIn(tx, created, occurrences, extras, ticks)
               : database.engine !== "postgres"
                 ? database.db.transaction((t) => insertIn(t, created, occurrences, extras, ticks))
-                : insertBookingAlone(database.db, ids.newId, created, occurrences, extras, ticks)
+                : batcher !== undefined && occurrences.length === 1
+                  ? batcher.insert(created, occurrences, extras, ticks)
+                  : insertBookingAlone(database.db, ids.newId, created, occurrences, extras, ticks)
           return yield* Effect.tryPromise({ try: written, catch: (cause) => new DatabaseError({ cause }) })
         }).pipe(slotWrite(created.booking.assetId)),
       saveTransition: (stored, slot, result, options) =>

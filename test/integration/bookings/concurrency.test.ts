@@ -32,6 +32,42 @@ describe.each(ENGINES)("no double booking by construction on %s", (engine) => {
     expect(row!.n).toBe(1)
   })
 
+  it("concurrent creates of free and taken slots: each free slot is booked exactly once, a taken slot never, and a refused create writes nothing", async () => {
+    const slots = Array.from({ length: 16 }, (_, i) => {
+      const m = 9 * 60 + i * 30
+      const hhmm = (x: number) => `${String(Math.floor(x / 60)).padStart(2, "0")}:${String(x % 60).padStart(2, "0")}`
+      return [hhmm(m), hhmm(m + 30)] as const
+    })
+    const taken = await bookRoom(h, w.alice, w.hq.rooms.orchid, 4, "10:00", "10:30")
+    expect(taken.status).toBe(201)
+    // Every slot asked for twice at once, by different callers: the creates share batches.
+    const results = await Promise.all(
+      [...slots, ...slots].map(([from, to], i) =>
+        bookRoom(h, i % 2 === 0 ? w.bob : w.carol, w.hq.rooms.orchid, 4, from, to, { title: `mix ${i}` }),
+      ),
+    )
+    const won = new Map<string, number>()
+    results.forEach((r, i) => {
+      const [from] = slots[i % slots.length]!
+      if (r.status === 201) won.set(from, (won.get(from) ?? 0) + 1)
+      else {
+        expect(r.status).toBe(409)
+        expect(r.body.code).toBe("SV012")
+      }
+    })
+    expect(won.get("10:00")).toBeUndefined()
+    for (const [from] of slots) if (from !== "10:00") expect(won.get(from)).toBe(1)
+    const db = h.booted.services.database.db
+    const [counts] = await execute<{ bookings: number; slots: number; histories: number; events: number }>(
+      db,
+      sql`select (select count(*)::int from bookings where asset_id = ${w.hq.rooms.orchid} and title like 'mix %') as bookings,
+                 (select count(*)::int from booking_slots s join bookings b on b.id = s.booking_id where b.asset_id = ${w.hq.rooms.orchid} and b.title like 'mix %') as slots,
+                 (select count(*)::int from booking_histories x join bookings b on b.id = x.booking_id where b.asset_id = ${w.hq.rooms.orchid} and b.title like 'mix %') as histories,
+                 (select count(*)::int from outbox_events e join bookings b on b.id = e.booking_id where b.asset_id = ${w.hq.rooms.orchid} and b.title like 'mix %') as events`,
+    )
+    expect(counts).toEqual({ bookings: 15, slots: 15, histories: 15, events: 15 })
+  })
+
   it("concurrent overlapping moves by PATCH leave at most one booking in the contested slot", async () => {
     const a = (await bookRoom(h, w.alice, w.hq.rooms.race, 2, "09:00", "10:00")).body.data
     const b = (await bookRoom(h, w.bob, w.hq.rooms.race, 2, "11:00", "12:00")).body.data
@@ -63,5 +99,32 @@ describe.each(ENGINES)("no double booking by construction on %s", (engine) => {
       h.request("POST", `/meetings/${m._id}/check-in`, { token: alice }),
     ])
     expect([c.status, i.status].sort()).toEqual([202, 409])
+  })
+})
+
+describe("creates written together on PostgreSQL", () => {
+  let h: Harness
+  let w: BookingWorld
+  beforeAll(async () => {
+    h = await startHarness("postgres")
+    w = await setUpWorld(h)
+    // A create the database refuses for a reason other than its slot fails the statement it
+    // shares with others: each of them is then written alone and answered on its own.
+    await h.booted.services.database.db.execute(sql.raw(`
+      create function refuse_poison() returns trigger language plpgsql as $$
+      begin if new.title = 'poison' then raise exception 'poisoned create'; end if; return new; end $$;
+      create trigger refuse_poison before insert on bookings for each row execute function refuse_poison();`))
+  })
+  afterAll(async () => h?.close())
+
+  it("a create that fails for another reason does not take its batch's neighbours with it", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        bookRoom(h, w.bob, w.hq.rooms.orchid, 3, `${String(9 + i).padStart(2, "0")}:00`, `${String(9 + i).padStart(2, "0")}:30`, {
+          title: i === 3 ? "poison" : `neighbour ${i}`,
+        }),
+      ),
+    )
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 500, 201, 201, 201, 201])
   })
 })
