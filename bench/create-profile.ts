@@ -9,6 +9,8 @@
  *   --cpu-prof DIR     write the server's V8 CPU profile into DIR (summarised after the run)
  *   --windows 1        loads of --duration seconds one after the other, each printed, the last
  *                      measured in full (a fresh process spends its first seconds compiling)
+ *   --setup-sql SQL    run SQL on the fresh database once the manifest is applied (experiments:
+ *                      what a constraint or trigger costs per create)
  *   --log-load         also log every statement during the load and print them per create
  *                      (logging costs PostgreSQL time: use for counts, not for CPU figures)
  *
@@ -39,6 +41,7 @@ const { values: args } = parseArgs({
     windows: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
     port: { type: "string", default: "42610" },
+    "setup-sql": { type: "string" },
   },
 })
 const ADMIN = "bench-admin-token-0123456789"
@@ -114,6 +117,7 @@ try {
     return JSON.stringify({ deskId: desks[Math.floor(Math.random() * desks.length)], title: "bench", startDateTime: new Date(start).toISOString(), endDateTime: new Date(start + 15 * 60_000).toISOString() })
   }
   const headers = { authorization: `Bearer ${token}`, ...json }
+  if (args["setup-sql"]) await sql.unsafe(args["setup-sql"])
   // Warm-up: caches, prepared statements, JIT.
   for (let i = 0; i < 30; i++) await fetch(`${base}/meetings`, { method: "POST", headers, body: body() })
 
@@ -152,6 +156,7 @@ try {
       requests: [{ method: "POST", headers, setupRequest: (req: any) => ({ ...req, body: body() }), onResponse: (st: number) => void (counts[st] = (counts[st] ?? 0) + 1) }],
     })
     const k = Math.max(1, counts["201"] ?? 0)
+    if (Object.keys(counts).some((k) => k.startsWith("5"))) console.log(`\nserver stderr (last 4,000 characters):\n${stderrOf(server)}`)
     console.log(`window ${w}: ${Math.round(r.requests.average)} req/s, server CPU per create ${((cpuMs(server.pid!) - cpu0) / k).toFixed(2)} ms (system ${((sysMs(server.pid!) - sysBefore) / k).toFixed(2)}), statuses ${JSON.stringify(counts)}`)
   }
 

@@ -1,6 +1,6 @@
 /** Process helpers the benchmark scripts share (bench/run.ts, bench/create-profile.ts). */
 import { spawn, type ChildProcess } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { openSync, readFileSync } from "node:fs"
 
 const root = new URL("..", import.meta.url).pathname
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -39,7 +39,9 @@ export const startChild = async (
   ready: (port: number) => Promise<boolean> = healthy,
   pollMs = 100,
 ): Promise<ChildProcess> => {
-  const child = spawn(command[0]!, command.slice(1), { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] })
+  // BENCH_SERVER_STDOUT=<file>: keep the server's log lines (its stdout) there.
+  const out = process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, "a") : "ignore"
+  const child = spawn(command[0]!, command.slice(1), { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", out, "pipe"] })
   let stderr = ""
   child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
   stderrTails.set(child, () => stderr)
