@@ -3,6 +3,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core"
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js"
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator"
 import postgres from "postgres"
+import { preparing } from "./prepared-client.ts"
 import * as schema from "./schema.ts"
 
 export type Schema = typeof schema
@@ -198,7 +199,7 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
     // so it ignores its own NOTIFY (no second round of the workers per commit).
     const self = crypto.randomUUID()
     const waker = makeWaker((channels) => client`select pg_notify(c, ${self}) from unnest(${client.array(channels)}::text[]) as c`)
-    const db = withCommitWakes(drizzlePostgres(client, { schema }) as unknown as Db, waker.wake)
+    const db = withCommitWakes(drizzlePostgres(preparing(client), { schema }) as unknown as Db, waker.wake)
     // Several servers may start at once on one database: migrate under an advisory lock.
     const migrator = postgres(options.databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 })
     try {

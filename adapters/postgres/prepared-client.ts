@@ -1,0 +1,42 @@
+import type { Sql, TransactionSql } from "postgres"
+
+/**
+ * Drizzle sends every query that is not a named `.prepare()` with `prepare: false`. postgres-js
+ * then sends an unnamed statement, and when it has parameters it describes it first and waits
+ * for the answer before binding: two round trips and a parse for every query, and the queries
+ * of a `pipeline` (database.ts) went one after the other instead of back to back.
+ *
+ * Seen through this client, a query with parameters is prepared instead: postgres-js keeps it
+ * per connection by its text and types (one round trip from the second use, no parse), and
+ * re-prepares it on its own when a migration changes what a kept plan reads. A query with more
+ * than `MAX_PREPARED_PARAMETERS` parameters (an `IN` list of a batch: one text per length) stays
+ * unnamed, so what a connection keeps stays bounded by the texts the code holds.
+ */
+const MAX_PREPARED_PARAMETERS = 16
+
+type Unsafe = Sql["unsafe"]
+type Options = Parameters<Unsafe>[2]
+
+const preparedOptions = (params: ReadonlyArray<unknown> | undefined, options: Options): Options =>
+  options?.prepare === false && params !== undefined && params.length > 0 && params.length <= MAX_PREPARED_PARAMETERS
+    ? { ...options, prepare: true }
+    : options
+
+/** The transaction's client, seen the same way (drizzle runs a transaction's queries on it). */
+const inTransaction =
+  <F extends (...args: never[]) => unknown>(open: F) =>
+  (...args: unknown[]) => {
+    const work = args.at(-1) as (tx: TransactionSql) => unknown
+    return (open as unknown as (...a: unknown[]) => unknown)(...args.slice(0, -1), (tx: TransactionSql) => work(preparing(tx)))
+  }
+
+export const preparing = <C extends Sql | TransactionSql>(client: C): C =>
+  new Proxy(client, {
+    get(target, key) {
+      const value = Reflect.get(target, key)
+      if (key === "unsafe")
+        return ((query, params, options) => (target.unsafe as Unsafe)(query, params, preparedOptions(params, options))) as Unsafe
+      if (key === "begin" || key === "savepoint") return inTransaction(value as never)
+      return value
+    },
+  })
