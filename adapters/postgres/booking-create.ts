@@ -51,6 +51,15 @@ const SLOTS = insertFromJson(bookingSlotsTable, "booking_slots", "b", "$3")
 const HISTORIES = insertFromJson(bookingHistoriesTable, "booking_histories", "b", "$4")
 const EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5")
 
+/** The first ticks ($6, JSON rows) of the bookings CTE `b` wrote; a tick already there is kept. */
+const TICKS_FROM_B = [
+  `insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)`,
+  `    select r.booking_id, r.occurrence_index, r.kind, r.rank, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.created_ms")}`,
+  `    from b, jsonb_to_recordset($6::text::jsonb)`,
+  `      as r(booking_id text, occurrence_index integer, kind text, rank integer, due_ms float8, created_ms float8)`,
+  `    where r.booking_id = b.id on conflict (booking_id, kind, due_at) do nothing`,
+].join("\n")
+
 /**
  * The whole write of a free create as one autocommit statement (one round trip instead of
  * BEGIN, the batch, COMMIT). Data-modifying CTEs run in the order their FROM clauses force:
@@ -65,11 +74,7 @@ const CREATE_STATEMENT = [
   `, s as (${SLOTS.sql})`,
   `, h as (${HISTORIES.sql})`,
   `, o as (${EVENTS.sql})`,
-  `, t as (insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)`,
-  `    select r.booking_id, r.occurrence_index, r.kind, r.rank, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.created_ms")}`,
-  `    from b, jsonb_to_recordset($6::text::jsonb)`,
-  `      as r(booking_id text, occurrence_index integer, kind text, rank integer, due_ms float8, created_ms float8)`,
-  `    on conflict (booking_id, kind, due_at) do nothing)`,
+  `, t as (${TICKS_FROM_B})`,
   `select count(*)::int as n from b`,
 ].join("\n")
 
@@ -172,12 +177,7 @@ const BATCH_STATEMENT = [
   `, b as (${BATCH_BOOKINGS.sql} returning id)`,
   `, h as (${BATCH_HISTORIES.sql})`,
   `, o as (${BATCH_EVENTS.sql})`,
-  `, t as (insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)`,
-  `    select r.booking_id, r.occurrence_index, r.kind, r.rank, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.created_ms")}`,
-  `    from b, jsonb_to_recordset($6::text::jsonb)`,
-  `      as r(booking_id text, occurrence_index integer, kind text, rank integer, due_ms float8, created_ms float8)`,
-  `    where r.booking_id = b.id`,
-  `    on conflict (booking_id, kind, due_at) do nothing)`,
+  `, t as (${TICKS_FROM_B})`,
   `select id from b`,
 ].join("\n")
 
