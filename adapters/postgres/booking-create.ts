@@ -201,7 +201,8 @@ export interface CreateBatcher {
  * At most `inFlight` batch statements at once (two: one commits while the next fills, measured
  * against one and four in bench/README.md), each of at most `maxBatch` creates (a multi-row
  * statement's cost grows with it; 32 is far above what 64 clients queue). A create arriving
- * with a free statement slot leaves in the same turn of the event loop: no wait is added.
+ * with nothing in flight leaves at once; with one statement in flight, at the end of the
+ * event-loop turn, together with the creates that arrived in it.
  */
 export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2, maxBatch = 32): CreateBatcher => {
   const queue: Queued[] = []
@@ -256,11 +257,12 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     insert: (created, occurrences, extras, ticks) =>
       new Promise<InsertedBooking>((resolve, reject) => {
         queue.push({ rows: rowsOf(newId, created, occurrences, extras, ticks), resolve, reject })
-        // Creates that reach this point in the same turn of the event loop leave together.
-        if (inFlight < inFlightLimit && !scheduled) {
-          scheduled = true
-          setImmediate(flush)
-        }
+        if (scheduled || inFlight >= inFlightLimit) return
+        // Nothing in flight: no one to wait for, it leaves now. Otherwise the creates that reach
+        // this point in the same turn of the event loop leave together.
+        if (inFlight === 0) return flush()
+        scheduled = true
+        setImmediate(flush)
       }),
   }
 }
