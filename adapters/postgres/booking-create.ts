@@ -6,25 +6,24 @@ import { tickRank } from "../../core/booking/timeline.ts"
 import { ticksToSchedule } from "../../core/booking/tick-schedule.ts"
 import type { Transitioned } from "../../core/booking/transitions.ts"
 import type { FirstTicks, InsertedBooking } from "../../core/ports/booking-store.ts"
-import { SlotTaken } from "../../core/booking/errors.ts"
 import { historyValues } from "./booking-repo.ts"
-import { pgErrorOf, wakeAfterCommit, type Db } from "./database.ts"
+import { wakeAfterCommit, type Db } from "./database.ts"
 import { OUTBOX_CHANNEL, outboxValues } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable, outboxEventsTable } from "./tables/bookings.ts"
 import { TICKS_CHANNEL } from "./tick-store.ts"
 
 /** The timestamptz of an expression in epoch milliseconds (exact for whole milliseconds). */
-const EPOCH_MS = (ms: string): string => `(timestamptz 'epoch' + ${ms} * interval '1 millisecond')`
+export const EPOCH_MS = (ms: string): string => `(timestamptz 'epoch' + ${ms} * interval '1 millisecond')`
 
 /**
- * `insert into <table> (<columns>) select <the same> from <source>, jsonb_to_recordset(<param>)`:
+ * `insert into <table> (<columns>) select <the same> from <source>, jsonb_to_recordset(<param>) <tail>`:
  * the rows travel as ONE JSON text parameter keyed by the Drizzle property names (`json`), so
  * the statement text is fixed and prepared once per connection, and no per-column encoding runs
  * in Node. Timestamp columns travel as epoch milliseconds: JSON.stringify of a Date (its toJSON,
  * which also takes the whole object off the serialiser's fast path) was ~1.4 us per instant, a
  * create has about twenty.
  */
-const insertFromJson = (table: Table, name: string, from: string | undefined, param: string, where = "") => {
+export const insertFromJson = (table: Table, name: string, from: string | undefined, param: string, tail = "") => {
   const columns = Object.entries(getTableColumns(table))
   const isInstant = (c: (typeof columns)[number][1]) => c.dataType === "date" && c.getSQLType().startsWith("timestamp")
   const instants = columns.filter(([, c]) => isInstant(c)).map(([key]) => key)
@@ -43,7 +42,7 @@ const insertFromJson = (table: Table, name: string, from: string | undefined, pa
       }),
     )
   const source = `jsonb_to_recordset(${param}::text::jsonb) as r(${defs})`
-  return { sql: `insert into ${name} (${names}) select ${picked} from ${from === undefined ? source : `${from}, ${source}`}${where}`, json }
+  return { sql: `insert into ${name} (${names}) select ${picked} from ${from === undefined ? source : `${from}, ${source}`}${tail}`, json }
 }
 
 const BOOKINGS = insertFromJson(bookingsTable, "bookings", "l", "$2")
@@ -52,7 +51,7 @@ const HISTORIES = insertFromJson(bookingHistoriesTable, "booking_histories", "b"
 const EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5")
 
 /** The first ticks ($6, JSON rows) of the bookings CTE `b` wrote; a tick already there is kept. */
-const TICKS_FROM_B = [
+export const TICKS_FROM_B = [
   `insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)`,
   `    select r.booking_id, r.occurrence_index, r.kind, r.rank, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.created_ms")}`,
   `    from b, jsonb_to_recordset($6::text::jsonb)`,
@@ -79,10 +78,10 @@ const CREATE_STATEMENT = [
 ].join("\n")
 
 /** The postgres-js client under a Drizzle database (postgres-js engine only). */
-const clientOf = (db: Db): Sql => (db as unknown as { $client: Sql }).$client
+export const clientOf = (db: Db): Sql => (db as unknown as { $client: Sql }).$client
 
 /** A create's rows, built before they are written (alone or with other creates). */
-interface CreateRows {
+export interface CreateRows {
   readonly assetId: string
   readonly bookingId: string
   readonly row: ReturnType<typeof newBookingRecord>
@@ -92,7 +91,7 @@ interface CreateRows {
   readonly ticks: ReadonlyArray<{ booking_id: string; occurrence_index: number; kind: string; rank: number; due_ms: number; created_ms: number }>
 }
 
-const rowsOf = (
+export const rowsOf = (
   newId: () => string,
   created: Transitioned,
   occurrences: ReadonlyArray<Occurrence>,
@@ -120,10 +119,10 @@ const rowsOf = (
   }
 }
 
-const insertedOf = (r: CreateRows): InsertedBooking => ({ row: r.row, slots: r.slots, histories: [r.history] })
+export const insertedOf = (r: CreateRows): InsertedBooking => ({ row: r.row, slots: r.slots, histories: [r.history] })
 
 /** Committed: wake this process's workers (and, coalesced, the other processes'). */
-const wakeWorkers = (db: Db, written: ReadonlyArray<CreateRows>): void => {
+export const wakeWorkers = (db: Db, written: ReadonlyArray<CreateRows>): void => {
   if (written.some((r) => r.events.length > 0)) wakeAfterCommit(db, OUTBOX_CHANNEL)
   let first = Number.POSITIVE_INFINITY
   for (const r of written) for (const t of r.ticks) first = Math.min(first, t.due_ms)
@@ -131,7 +130,7 @@ const wakeWorkers = (db: Db, written: ReadonlyArray<CreateRows>): void => {
 }
 
 /** One create's rows in the single statement; a taken slot fails it with 23P01. */
-const writeAlone = async (db: Db, r: CreateRows): Promise<InsertedBooking> => {
+export const writeAlone = async (db: Db, r: CreateRows): Promise<InsertedBooking> => {
   await clientOf(db).unsafe(
     CREATE_STATEMENT,
     [r.assetId, BOOKINGS.json([r.row]), SLOTS.json(r.slots), HISTORIES.json([r.history]), EVENTS.json(r.events), JSON.stringify(r.ticks)],
@@ -154,115 +153,3 @@ export const insertBookingAlone = (
   extras: BookingExtras,
   ticks: FirstTicks | undefined,
 ): Promise<InsertedBooking> => writeAlone(db, rowsOf(newId, created, occurrences, extras, ticks))
-
-// --- group commit: concurrent single-slot creates in one statement -------------------------
-
-/*
- * Under load most of a create's cost is PostgreSQL's per statement and per commit (parse-free
- * bind, executor start, the WAL flush a commit waits for), not its rows. Creates that reach the
- * store while others are in flight are written together: one autocommit statement, one commit.
- * The slots go first with ON CONFLICT DO NOTHING (the exclusion constraint as arbiter, so a
- * taken slot skips its row instead of failing the statement), and every other row of a booking
- * is written only if its slot was: a booking whose slot is missing from the answer is SlotTaken.
- * Assets are locked in one order (sorted lock keys), so two batches never deadlock on each other.
- */
-const BATCH_SLOTS = insertFromJson(bookingSlotsTable, "booking_slots", "l", "$3", " on conflict do nothing returning booking_id")
-const BATCH_BOOKINGS = insertFromJson(bookingsTable, "bookings", undefined, "$2", ` where r."id" in (select booking_id from s)`)
-const BATCH_HISTORIES = insertFromJson(bookingHistoriesTable, "booking_histories", "b", "$4", ` where r."bookingId" = b.id`)
-const BATCH_EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5", ` where r."bookingId" = b.id`)
-
-const BATCH_STATEMENT = [
-  `with l as (select count(pg_advisory_xact_lock(k))::int as locked from (select distinct hashtext(a) as k from unnest($1::text[]) as a order by 1) as keys)`,
-  `, s as (${BATCH_SLOTS.sql})`,
-  `, b as (${BATCH_BOOKINGS.sql} returning id)`,
-  `, h as (${BATCH_HISTORIES.sql})`,
-  `, o as (${BATCH_EVENTS.sql})`,
-  `, t as (${TICKS_FROM_B})`,
-  `select id from b`,
-].join("\n")
-
-interface Queued {
-  readonly rows: CreateRows
-  readonly resolve: (inserted: InsertedBooking) => void
-  readonly reject: (e: unknown) => void
-}
-
-export interface CreateBatcher {
-  /** Writes a new single-slot booking with whatever other creates are waiting; SlotTaken if its slot is taken. */
-  readonly insert: (
-    created: Transitioned,
-    occurrences: ReadonlyArray<Occurrence>,
-    extras: BookingExtras,
-    ticks: FirstTicks | undefined,
-  ) => Promise<InsertedBooking>
-}
-
-/**
- * At most `inFlight` batch statements at once (two: one commits while the next fills, measured
- * against one and four in bench/README.md), each of at most `maxBatch` creates (a multi-row
- * statement's cost grows with it; 32 is far above what 64 clients queue). A create arriving
- * with nothing in flight leaves at once; with one statement in flight, at the end of the
- * event-loop turn, together with the creates that arrived in it.
- */
-export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2, maxBatch = 32): CreateBatcher => {
-  const queue: Queued[] = []
-  let inFlight = 0
-  let scheduled = false
-
-  const send = async (batch: ReadonlyArray<Queued>): Promise<void> => {
-    const rows = batch.map((q) => q.rows)
-    let inserted: ReadonlySet<string>
-    try {
-      const answer = await clientOf(db).unsafe<Array<{ id: string }>>(
-        BATCH_STATEMENT,
-        [
-          rows.map((r) => r.assetId),
-          BATCH_BOOKINGS.json(rows.map((r) => r.row)),
-          BATCH_SLOTS.json(rows.flatMap((r) => r.slots)),
-          BATCH_HISTORIES.json(rows.map((r) => r.history)),
-          BATCH_EVENTS.json(rows.flatMap((r) => r.events)),
-          JSON.stringify(rows.flatMap((r) => r.ticks)),
-        ],
-        { prepare: true },
-      )
-      inserted = new Set(answer.map((a) => a.id))
-    } catch (e) {
-      // PostgreSQL refused the statement (a deadlock against another kind of writer, a row it
-      // rejects): nothing was written, so each create goes alone and gets its own answer. A lost
-      // connection may have lost the answer of a commit: no retry, every create gets the error.
-      if (pgErrorOf(e) === undefined) for (const q of batch) q.reject(e)
-      else await Promise.all(batch.map((q) => writeAlone(db, q.rows).then(q.resolve, q.reject)))
-      return
-    }
-    const written = rows.filter((r) => inserted.has(r.bookingId))
-    if (written.length > 0) wakeWorkers(db, written)
-    for (const q of batch)
-      if (inserted.has(q.rows.bookingId)) q.resolve(insertedOf(q.rows))
-      else q.reject(new SlotTaken({ assetId: q.rows.assetId }))
-  }
-
-  const flush = () => {
-    scheduled = false
-    while (inFlight < inFlightLimit && queue.length > 0) {
-      const batch = queue.splice(0, maxBatch)
-      inFlight++
-      void send(batch).finally(() => {
-        inFlight--
-        if (queue.length > 0 && !scheduled) flush()
-      })
-    }
-  }
-
-  return {
-    insert: (created, occurrences, extras, ticks) =>
-      new Promise<InsertedBooking>((resolve, reject) => {
-        queue.push({ rows: rowsOf(newId, created, occurrences, extras, ticks), resolve, reject })
-        if (scheduled || inFlight >= inFlightLimit) return
-        // Nothing in flight: no one to wait for, it leaves now. Otherwise the creates that reach
-        // this point in the same turn of the event loop leave together.
-        if (inFlight === 0) return flush()
-        scheduled = true
-        setImmediate(flush)
-      }),
-  }
-}

@@ -15,7 +15,8 @@ import { assetConfigRaw, lockBookingForTick } from "./tick-queries.ts"
 import { ticksInsert } from "./tick-store.ts"
 import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION } from "./database.ts"
 import { CurrentTx, DatabaseError, inTx, read, SqlDatabase, write } from "./unit-of-work.ts"
-import { insertBookingAlone, makeCreateBatcher } from "./booking-create.ts"
+import { insertBookingAlone } from "./booking-create.ts"
+import { makeCreateBatcher } from "./create-batcher.ts"
 import type { Tx } from "./database.ts"
 import type { BookingExtras } from "../../core/booking/meeting.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
@@ -45,7 +46,7 @@ export const BookingStorePostgres = Layer.effect(
   Effect.gen(function* () {
     const ids = yield* Ids
     const database = yield* SqlDatabase
-    // Concurrent free single-slot creates share one statement and one commit (booking-create.ts).
+    // Concurrent free single-slot creates share one statement and one commit (create-batcher.ts).
     const batcher = database.engine === "postgres" ? makeCreateBatcher(database.db, ids.newId) : undefined
     const run = <A, E>(self: Effect.Effect<A, E, SqlDatabase>) => Effect.provideService(self, SqlDatabase, database)
     const insertIn = (

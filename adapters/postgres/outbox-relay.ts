@@ -114,8 +114,7 @@ const dropUnsubscribed = async (q: Queryable, batch: number): Promise<{ taken: n
           order by created_at, event_id limit ${batch} for update skip locked),
         e as (
           select q.event_id, exists (
-            select 1 from outbox_events o join webhooks w on w.project_id = o.project_id
-            where o.id = q.event_id and w.enabled and w.events @> jsonb_build_array(o.type)
+            select 1 from outbox_events o where o.id = q.event_id and webhook_subscribed(o.project_id, o.type)
           ) as wanted
           from q),
         d as (delete from webhook_outbox_queue where event_id in (select event_id from e where not wanted))

@@ -7,10 +7,17 @@ import type { Sql, TransactionSql } from "postgres"
  * of a `pipeline` (database.ts) went one after the other instead of back to back.
  *
  * Seen through this client, a query with parameters is prepared instead: postgres-js keeps it
- * per connection by its text and types (one round trip from the second use, no parse), and
- * re-prepares it on its own when a migration changes what a kept plan reads. A query with more
- * than `MAX_PREPARED_PARAMETERS` parameters (an `IN` list of a batch: one text per length) stays
- * unnamed, so what a connection keeps stays bounded by the texts the code holds.
+ * per connection by its text and types (one round trip from the second use, no parse). A query
+ * with more than `MAX_PREPARED_PARAMETERS` parameters (an `IN` list of a batch: one text per
+ * length) stays unnamed, so what a connection keeps stays bounded by the texts the code holds
+ * (no query text is built from values).
+ *
+ * PostgreSQL re-plans a kept statement by itself after DDL. The one change it refuses is a
+ * different result type for a kept query (ALTER COLUMN TYPE on a column it reads): postgres-js
+ * re-prepares and retries it outside a transaction, but inside one the transaction is already
+ * aborted. Drizzle names its columns, so only such a type change hits a process still running
+ * during a rolling deploy: change a column's type in two releases (add, then drop), as any
+ * migration under live traffic must.
  */
 const MAX_PREPARED_PARAMETERS = 16
 
@@ -36,7 +43,7 @@ export const preparing = <C extends Sql | TransactionSql>(client: C): C =>
       const value = Reflect.get(target, key)
       if (key === "unsafe")
         return ((query, params, options) => (target.unsafe as Unsafe)(query, params, preparedOptions(params, options))) as Unsafe
-      if (key === "begin" || key === "savepoint") return inTransaction(value as never)
+      if ((key === "begin" || key === "savepoint") && typeof value === "function") return inTransaction(value as never)
       return value
     },
   })

@@ -128,3 +128,38 @@ describe("creates written together on PostgreSQL", () => {
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 500, 201, 201, 201, 201])
   })
 })
+
+describe("a create whose asset another transaction holds (PostgreSQL)", () => {
+  let h: Harness
+  let w: BookingWorld
+  beforeAll(async () => {
+    h = await startHarness("postgres")
+    w = await setUpWorld(h)
+  })
+  afterAll(async () => h?.close())
+
+  it("waits for the asset's lock on its own; the creates of other assets are not held up with it", async () => {
+    const db = h.booted.services.database.db
+    let release!: () => void
+    const released = new Promise<void>((r) => (release = r))
+    let taken!: () => void
+    const lockTaken = new Promise<void>((r) => (taken = r))
+    // A writer of the room's slots in the middle of its transaction (a paid create waiting on its gateway, say).
+    const holder = db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${w.hq.rooms.orchid}))`)
+      taken()
+      await released
+    })
+    await lockTaken
+    let busyAnswered = false
+    const busy = bookRoom(h, w.bob, w.hq.rooms.orchid, 4, "09:00", "09:30").then((r) => ((busyAnswered = true), r))
+    const others = await Promise.all(
+      [w.hq.rooms.lotus, w.hq.rooms.race, w.hq.rooms.rules].map((room) => bookRoom(h, w.carol, room, 4, "09:00", "09:30")),
+    )
+    expect(others.map((r) => r.status)).toEqual([201, 201, 201])
+    expect(busyAnswered).toBe(false)
+    release()
+    await holder
+    expect((await busy).status).toBe(201)
+  })
+})

@@ -1,0 +1,112 @@
+import postgres from "postgres"
+import { describe, expect, it } from "vitest"
+import { SlotTaken } from "../../../core/booking/errors.ts"
+import { createBooking } from "../../../core/booking/transitions.ts"
+import { makeCreateBatcher } from "../../../adapters/postgres/create-batcher.ts"
+import type { Db } from "../../../adapters/postgres/database.ts"
+import { success } from "../../core/booking/booking-fixtures.ts"
+
+/**
+ * The group commit's own rules, against a client that answers as PostgreSQL would (the SQL
+ * itself runs against a real database in test/integration/bookings/concurrency.test.ts).
+ */
+const START = Date.UTC(2030, 0, 7, 3)
+const NOW = START - 3_600_000
+let n = 0
+const id = () => (++n).toString(16).padStart(24, "0")
+
+const create = (assetId: string) => {
+  const bookingId = id()
+  const created = success(
+    createBooking(
+      { id: bookingId, projectId: "p".repeat(24), assetKind: "desk", assetId, title: "t", start: START, end: START + 900_000, organizer: { userId: "u" }, pinCode: "123456", paid: false },
+      NOW,
+    ),
+  )
+  const occurrences = [{ seriesMasterId: bookingId, occurrenceEventId: bookingId, index: 0, start: START, end: START + 900_000 }]
+  return { bookingId, args: [created, occurrences, { createdByAppId: "a".repeat(24) }, undefined] as const }
+}
+
+type Answer = (statement: string, params: ReadonlyArray<unknown>) => unknown
+/** A Drizzle database whose postgres-js client answers with `answer`, recording every statement. */
+const fakeDb = (answer: Answer) => {
+  const sent: Array<{ batch: boolean; assets: ReadonlyArray<string> }> = []
+  const unsafe = async (statement: string, params: ReadonlyArray<unknown>) => {
+    const batch = statement.includes("pg_try_advisory_xact_lock")
+    sent.push({ batch, assets: batch ? (params[0] as string[]) : [params[0] as string] })
+    return answer(statement, params)
+  }
+  return { db: { $client: { unsafe } } as unknown as Db, sent }
+}
+/** Every booking of the batch written, every asset locked. */
+const allWritten: Answer = (statement, params) => {
+  if (!statement.includes("pg_try_advisory_xact_lock")) return []
+  const rows = JSON.parse(params[1] as string) as Array<{ id: string; assetId: string }>
+  return [{ written: rows.map((r) => r.id), locked: [...new Set(rows.map((r) => r.assetId))] }]
+}
+
+describe("creates written together (group commit)", () => {
+  it("a create with nothing in flight leaves at once; those arriving while it is in flight leave together in one statement", async () => {
+    const { db, sent } = fakeDb(allWritten)
+    const batcher = makeCreateBatcher(db, id)
+    const creates = ["d1", "d2", "d3", "d4", "d5"].map(create)
+    const answers = await Promise.all(creates.map((c) => batcher.insert(...c.args)))
+    expect(answers.map((a) => a.row.id)).toEqual(creates.map((c) => c.bookingId))
+    expect(sent).toEqual([
+      { batch: true, assets: ["d1"] },
+      { batch: true, assets: ["d2", "d3", "d4", "d5"] },
+    ])
+  })
+
+  it("a booking the statement did not write on a locked asset is SlotTaken; its neighbours are written", async () => {
+    const { db } = fakeDb((statement, params) => {
+      const rows = JSON.parse(params[1] as string) as Array<{ id: string; assetId: string }>
+      return [{ written: rows.filter((r) => r.assetId !== "taken").map((r) => r.id), locked: rows.map((r) => r.assetId) }]
+    })
+    const batcher = makeCreateBatcher(db, id)
+    const results = await Promise.allSettled(["d1", "taken", "d3"].map(create).map((c) => batcher.insert(...c.args)))
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"])
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(SlotTaken)
+  })
+
+  it("a create whose asset another transaction holds is written alone, waiting for the lock, instead of holding up its batch", async () => {
+    const { db, sent } = fakeDb((statement, params) => {
+      if (!statement.includes("pg_try_advisory_xact_lock")) return []
+      const rows = JSON.parse(params[1] as string) as Array<{ id: string; assetId: string }>
+      const free = rows.filter((r) => r.assetId !== "busy")
+      return [{ written: free.map((r) => r.id), locked: free.map((r) => r.assetId) }]
+    })
+    const batcher = makeCreateBatcher(db, id)
+    const results = await Promise.allSettled(["busy", "d2"].map(create).map((c) => batcher.insert(...c.args)))
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"])
+    expect(sent).toEqual([
+      { batch: true, assets: ["busy"] },
+      { batch: false, assets: ["busy"] },
+      { batch: true, assets: ["d2"] },
+    ])
+  })
+
+  it("a statement PostgreSQL refused is retried one create per statement, each answered on its own", async () => {
+    const refusal = Object.assign(new postgres.PostgresError("poisoned create" as never), { severity: "ERROR", code: "P0001" })
+    const { db, sent } = fakeDb((statement, params) => {
+      if (statement.includes("pg_try_advisory_xact_lock")) throw refusal
+      if (params[0] === "poison") throw refusal
+      return []
+    })
+    const batcher = makeCreateBatcher(db, id)
+    const results = await Promise.allSettled(["d1", "d2", "poison", "d4"].map(create).map((c) => batcher.insert(...c.args)))
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"])
+    expect(sent.filter((s) => !s.batch).map((s) => s.assets[0])).toEqual(["d1", "d2", "poison", "d4"])
+  })
+
+  it("a lost connection fails every create of its batch and retries none (the commit's answer may be what was lost)", async () => {
+    const lost = Object.assign(new Error("write EPIPE"), { code: "EPIPE" })
+    const { db, sent } = fakeDb(() => {
+      throw lost
+    })
+    const batcher = makeCreateBatcher(db, id)
+    const results = await Promise.allSettled(["d1", "d2", "d3"].map(create).map((c) => batcher.insert(...c.args)))
+    expect(results.map((r) => (r.status === "rejected" ? r.reason : r.status))).toEqual([lost, lost, lost])
+    expect(sent.every((s) => s.batch)).toBe(true)
+  })
+})
