@@ -51,6 +51,7 @@ const paths: Array<[string, string]> = [
   ["desk listing (86 KiB)", `/desks?projectId=${project}&startDateTime=${encodeURIComponent(iso(windowStart))}&endDateTime=${encodeURIComponent(iso(windowStart + HOUR))}&limit=100`],
   ["GET /meetings week (62 KiB)", `/meetings?projectId=${project}&from=${encodeURIComponent(iso(day0))}&to=${encodeURIComponent(iso(day0 + 7 * 24 * HOUR))}`],
   ["GET /desks?limit=1 (trivial)", `/desks?projectId=${project}&limit=1`],
+  ["room search (501 KiB)", `/meeting-rooms?projectId=${project}&startDateTime=${encodeURIComponent(iso(windowStart))}&endDateTime=${encodeURIComponent(iso(windowStart + HOUR))}`],
 ].filter(([name]) => !args.only || name.includes(args.only)) as Array<[string, string]>
 /** User and system CPU ms of a process so far (Linux clock ticks are 10 ms). */
 const cpu = (pid: number) => {

@@ -1,13 +1,17 @@
 import type { ManagedRuntime } from "effect"
 import type { UseCases } from "../../core/use-cases.ts"
 import type { ClockShape } from "../../core/ports/clock.ts"
+import type { SnapshotMemos } from "../../core/ports/read-freshness.ts"
 import type { Config } from "../config/config.ts"
 import type { Logger } from "../observability/logger.ts"
 import type { Metrics } from "../observability/metrics.ts"
 import type { Telemetry } from "../observability/telemetry.ts"
 
-/** The services a handler may run: the core's use cases and the telemetry of /metrics. */
-export type EdgeServices = UseCases | Telemetry
+/**
+ * The services a handler may run: the core's use cases, the telemetry of /metrics, and the
+ * snapshot memos whole listing answers are kept in (kept-answers.ts).
+ */
+export type EdgeServices = UseCases | Telemetry | SnapshotMemos
 
 /**
  * What the HTTP edge is given at start (adapters/wiring builds it once): the runtime it runs use

@@ -28,19 +28,36 @@ export const errorResponse = (c: Context<AppEnv>, e: AppError): Response => {
   return c.json(body, status)
 }
 
+/** The use case's Exit, run fresh from the request's arrival, in the request's context. */
+export const runExit = <R, A, E>(
+  runtime: ManagedRuntime.ManagedRuntime<R, never>,
+  c: Context<AppEnv>,
+  effect: Effect.Effect<A, E, R>,
+): Promise<Exit.Exit<A, E>> => {
+  const { requestId, arrivedAt, span } = edgeOf(c)
+  return runtime.runPromiseExit(withRequest(Effect.provideService(effect, ReadsFreshFrom, arrivedAt), requestId, span))
+}
+
+/** The HTTP answer of a use case's Exit (see `Run`). */
+export const exitResponse = <A, E extends AppError>(
+  logger: Logger,
+  c: Context<AppEnv>,
+  exit: Exit.Exit<A, E>,
+  onSuccess: (a: A) => Response | Promise<Response>,
+): Response | Promise<Response> => {
+  if (Exit.isSuccess(exit)) return onSuccess(exit.value)
+  const failure = Cause.findErrorOption(exit.cause)
+  if (failure._tag === "Some" && isAppError(failure.value)) return errorResponse(c, failure.value)
+  const requestId = edgeOf(c).requestId
+  ;(requestId ? logger.child({ requestId }) : logger).log("error", "unhandled error", {
+    method: c.req.method,
+    path: c.req.path,
+    error: Cause.pretty(exit.cause),
+  })
+  return c.json(failureBody(INTERNAL_ERROR.code, "internal error"), INTERNAL_ERROR.status)
+}
+
 export const makeRun =
   <R>(runtime: ManagedRuntime.ManagedRuntime<R, never>, logger: Logger): Run<R> =>
-  async (c, effect, onSuccess) => {
-    const { requestId, arrivedAt, span } = edgeOf(c)
-    const fresh = Effect.provideService(effect, ReadsFreshFrom, arrivedAt)
-    const exit = await runtime.runPromiseExit(withRequest(fresh, requestId, span))
-    if (Exit.isSuccess(exit)) return onSuccess(exit.value)
-    const failure = Cause.findErrorOption(exit.cause)
-    if (failure._tag === "Some" && isAppError(failure.value)) return errorResponse(c, failure.value)
-    ;(requestId ? logger.child({ requestId }) : logger).log("error", "unhandled error", {
-      method: c.req.method,
-      path: c.req.path,
-      error: Cause.pretty(exit.cause),
-    })
-    return c.json(failureBody(INTERNAL_ERROR.code, "internal error"), INTERNAL_ERROR.status)
-  }
+  async (c, effect, onSuccess) =>
+    exitResponse(logger, c, await runExit(runtime, c, effect), onSuccess)

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm"
 import { Context, Effect, Layer } from "effect"
 import { execute, type Db } from "./database.ts"
-import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
+import { ReadsFreshFrom, SnapshotMemos, type SnapshotMemo } from "../../core/ports/read-freshness.ts"
 import { CurrentTx, SqlDatabase } from "./unit-of-work.ts"
 import { recentMap } from "../../core/shared/recent-map.ts"
 
@@ -40,27 +40,6 @@ export interface Caches {
    * per name, created on first use with this bound). Only for reads outside a transaction.
    */
   readonly bySnapshot: <V>(name: string, max: number) => SnapshotMemo<V>
-}
-
-/**
- * Answers kept with the database snapshot they were read under, reused only while a sync made
- * after the caller asked reads the identical snapshot: nothing committed or aborted anywhere in
- * between, so the answer is exactly what the statement would return again, on any process. Only
- * the newest snapshot's answers are held (an older snapshot can never be current again);
- * concurrent misses on one key share one read; a failed read is not kept.
- */
-export interface SnapshotMemo<V> {
-  /**
-   * The kept answer, or `load`'s. `freshFrom` (`performance.now()` when the caller's request
-   * arrived): a sync sent after it already serves, else the memo syncs first.
-   */
-  readonly get: (key: string, load: () => Promise<V>, freshFrom?: number) => Promise<V>
-  /**
-   * The kept answer when it is known without waiting: a completed sync sent after `freshFrom`
-   * read the snapshot it was kept under, and its read has completed (else undefined: `get`).
-   */
-  readonly settled: (key: string, freshFrom: number | undefined) => { readonly value: V } | undefined
-  readonly size: () => number
 }
 
 /**
@@ -272,4 +251,12 @@ export class EpochCaches extends Context.Service<EpochCaches, Caches>()("keyspac
   )
   /** The memory profile: one process, nothing to follow. */
   static readonly layerMemory = Layer.sync(EpochCaches, () => makeEpochCaches(() => Promise.resolve({ epoch: 0n })))
+  /** The caches' snapshot memos as the port the HTTP edge keeps whole answers in. */
+  static readonly memos = Layer.effect(
+    SnapshotMemos,
+    Effect.gen(function* () {
+      const caches = yield* EpochCaches
+      return SnapshotMemos.of({ named: caches.bySnapshot })
+    }),
+  )
 }

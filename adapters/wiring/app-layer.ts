@@ -56,6 +56,7 @@ const stores = (storage: Storage) =>
         lifecycleStores.postgres,
       ).pipe(
         // One set of caches per runtime: the token store's per-request sync serves every store.
+        Layer.provideMerge(EpochCaches.memos),
         Layer.provideMerge(Layer.succeed(EpochCaches, storage.caches ?? makeCaches(storage.database.db))),
         Layer.provide(Layer.succeed(SqlDatabase, storage.database)),
       )
@@ -65,7 +66,7 @@ const stores = (storage: Storage) =>
         paymentsStores.memory,
         membersStores.memory,
         lifecycleStores.memory,
-      ).pipe(Layer.provideMerge(EpochCaches.layerMemory), Layer.provide(MemoryDb.layer))
+      ).pipe(Layer.provideMerge(EpochCaches.memos), Layer.provideMerge(EpochCaches.layerMemory), Layer.provide(MemoryDb.layer))
 
 /**
  * The stores of either profile provide the same ports (a port missing from one profile does

@@ -5,8 +5,9 @@ import { Assets, type DeskSearch } from "../../../core/booking/assets.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
 import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
-import { ok, okJsonBytes } from "../envelope.ts"
+import { ok } from "../envelope.ts"
 import { decodedQueries } from "../decoded-queries.ts"
+import { keptAnswers } from "../kept-answers.ts"
 import { makeRun } from "../run.ts"
 import { CalendarQuery, deskQueryCrossErrors, LIST_DESKS_ARRAY_KEYS, ListDesksQuery } from "../schemas/asset-queries.ts"
 import { decodeWithCrossRules } from "../schemas/meeting-requests.ts"
@@ -19,6 +20,8 @@ const IdParam = Schema.Struct({ id: ObjectId })
 /** GET /desks and GET /desks/{id} (spec Endpoints > Desks). */
 export const deskRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
+  // A window's verdict per desk reads the clock (lead time, days ahead).
+  const answers = keptAnswers(s, "desk-answers", { bySecond: true })
   const listing = decodedQueries((c) => {
     const q = decodeWithCrossRules(ListDesksQuery, readQuery(c, LIST_DESKS_ARRAY_KEYS), deskQueryCrossErrors)
     const start = instantOf(q.startDateTime)
@@ -53,11 +56,11 @@ export const deskRoutes = (s: HttpDeps) => {
   return new Hono<AppEnv>()
     .get("/", (c) => {
       const { search, limit, offset } = listing(c)
-      return run(
+      return answers(
         c,
         Assets.use((a) => a.searchDesks(c.get("principal"), search)),
         // Keyed by the query: the same page polled again reuses its bytes when nothing changed.
-        ({ desks, total }) => okJsonBytes(c, deskListingBytes(c.req.url, desks, { limit, offset, total })),
+        ({ desks, total }) => deskListingBytes(c.req.url, desks, { limit, offset, total }),
       )
     })
     .get("/:id", (c) => {

@@ -7,8 +7,9 @@ import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
 import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
-import { ok, okJsonBytes } from "../envelope.ts"
+import { ok } from "../envelope.ts"
 import { decodedQueries } from "../decoded-queries.ts"
+import { keptAnswers } from "../kept-answers.ts"
 import { makeRun } from "../run.ts"
 import { CalendarQuery, LIST_ROOMS_ARRAY_KEYS, ListRoomsQuery, roomQueryCrossErrors } from "../schemas/asset-queries.ts"
 import { decodeWithCrossRules } from "../schemas/meeting-requests.ts"
@@ -40,6 +41,8 @@ export const windowOf = (start: number, end: number, names = "endDateTime") => {
 /** GET /meeting-rooms and GET /meeting-rooms/{id} (spec Endpoints > Meeting rooms). */
 export const meetingRoomRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s.logger)
+  // A window's verdict per room reads the clock (lead time, days ahead).
+  const answers = keptAnswers(s, "room-answers", { bySecond: true })
   const listing = decodedQueries((c) => {
     const q = decodeWithCrossRules(ListRoomsQuery, readQuery(c, LIST_ROOMS_ARRAY_KEYS), roomQueryCrossErrors)
     const start = instantOf(q.startDateTime)
@@ -61,11 +64,11 @@ export const meetingRoomRoutes = (s: HttpDeps) => {
   return new Hono<AppEnv>()
     .get("/", (c) => {
       const { search } = listing(c)
-      return run(
+      return answers(
         c,
         Assets.use((a) => a.searchRooms(c.get("principal"), search)),
         // Keyed by the query: the same search polled again reuses its bytes when nothing changed.
-        (rooms) => okJsonBytes(c, roomListingBytes(c.req.url, rooms)),
+        (rooms) => roomListingBytes(c.req.url, rooms),
       )
     })
     .get("/:id", (c) => {

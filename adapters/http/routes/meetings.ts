@@ -7,8 +7,9 @@ import { ObjectId } from "../../../core/shared/ids.ts"
 import { meetingListingBytes, shownMeetingView } from "../views/meeting-view.ts"
 import type { HttpDeps } from "../http-deps.ts"
 import type { AppEnv } from "../app-env.ts"
-import { ok, okJsonBytes } from "../envelope.ts"
+import { ok } from "../envelope.ts"
 import { decodedQueries } from "../decoded-queries.ts"
+import { keptAnswers } from "../kept-answers.ts"
 import { makeRun } from "../run.ts"
 import {
   CreateMeetingRequest,
@@ -40,6 +41,7 @@ export const meetingRoutes = (s: HttpDeps) => {
       tag === "Cancel" ? { _tag: tag, pinCode: body.pinCode, paymentId: body.paymentId } : { _tag: tag, pinCode: body.pinCode }
     return run(c, bookings.act(c.get("principal"), id, a), (d) => ok(c, meetingDetailsView(d), { status: 202 }))
   }
+  const answers = keptAnswers(s, "meeting-answers")
   const listing = decodedQueries((c) => {
     const q = decodeOrFail(ListMeetingsQuery, readQuery(c, LIST_MEETINGS_ARRAY_KEYS))
     const limit = q.limit === undefined ? s.config.defaultPageSize : Number(q.limit)
@@ -74,11 +76,11 @@ export const meetingRoutes = (s: HttpDeps) => {
     })
     .get("/", (c) => {
       const { query, limit, offset } = listing(c)
-      return run(
+      return answers(
         c,
         Meetings.use((m) => m.list(c.get("principal"), query)),
         // Keyed by the query: the same page polled between commits resends its bytes.
-        ({ data, total }) => okJsonBytes(c, meetingListingBytes(c.req.url, data, { limit, offset, total })),
+        ({ data, total }) => meetingListingBytes(c.req.url, data, { limit, offset, total }),
       )
     })
     .get("/:id", (c) => {
