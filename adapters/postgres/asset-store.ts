@@ -337,11 +337,27 @@ export const AssetStorePostgres = Layer.effect(
         return asset
       })
 
+    /**
+     * Projects whose rooms or desks a listing loaded whole (cached in roomsCache / desksCache): an
+     * asset missing from the per-asset cache is found there first, without a statement (a
+     * project's 10,000 desks, listed, then booked one by one). The caches' own epoch check keeps
+     * this current; the sets only name where to look.
+     */
+    const listedProjects: Record<AssetKind, Set<string>> = { room: new Set(), desk: new Set() }
+    const listed = (kind: AssetKind, id: string): Asset | undefined => {
+      const cache = kind === "room" ? roomsCache : desksCache
+      for (const projectId of listedProjects[kind]) {
+        const asset = cache.get(projectId)?.byId.get(id)
+        if (asset !== undefined) return asset
+      }
+      return undefined
+    }
+
     const find = (ref: AssetRef): Effect.Effect<Asset, NotFound> =>
       Effect.gen(function* () {
         const kind = kindOfRef(ref)
         const key = `${kind}:${ref.id}`
-        const hit = assetCache.get(key)
+        const hit = assetCache.get(key) ?? listed(kind, ref.id)
         if (hit !== undefined) return hit
         const ctx = yield* Effect.context<never>()
         const loaded = yield* Effect.promise(() =>
@@ -371,6 +387,11 @@ export const AssetStorePostgres = Layer.effect(
                     .orderBy(asc(desksTable.index), asc(desksTable.name), asc(desksTable.id)),
           )
           const ordered = yield* assetsOf(kind, rows)
+          // As many as the cache holds projects (its bound), most recent last.
+          const names = listedProjects[kind]
+          names.delete(projectId)
+          names.add(projectId)
+          if (names.size > 64) names.delete(names.values().next().value!)
           return { ordered, byId: new Map(ordered.map((a) => [a.id, a])), ...grouped(ordered) }
         })
         // Concurrent first searches share one load (a 10,000-desk project is a large read).

@@ -53,6 +53,21 @@ describe("caches across processes on one PostgreSQL database", () => {
     expect(second.status).toBeLessThan(500)
   })
 
+  it("a desk known to B from its listing, deactivated by the manifest on A, refuses bookings on B at once", async () => {
+    const ids = (await a.applyManifest(bookingManifest())).projects.hq
+    const desk = ids.desks.d2 as string
+    // B lists the project's desks (it then knows them all) and books one from what it knows.
+    expect((await onB("GET", `/desks?projectId=${ids.id}`)).body.data.map((d: any) => d._id)).toContain(desk)
+    expect((await onB("POST", "/meetings", { deskId: desk, title: "listed", startDateTime: at(3, "10:00"), endDateTime: at(3, "11:00") })).status).toBe(201)
+    const m = bookingManifest() as any
+    m.projects[0].desks.find((d: any) => d.key === "d2").status = "inactive"
+    await a.applyManifest(m)
+    const after = await onB("POST", "/meetings", { deskId: desk, title: "after", startDateTime: at(3, "12:00"), endDateTime: at(3, "13:00") })
+    expect(after.status).not.toBe(201)
+    expect(after.status).toBeLessThan(500)
+    await a.applyManifest(bookingManifest())
+  })
+
   it("a room or desk booked on one process leaves the other's availability search at once", async () => {
     const ids = (await a.applyManifest(bookingManifest())).projects.hq
     const project = ids.id as string
