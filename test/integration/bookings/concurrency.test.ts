@@ -127,18 +127,8 @@ describe("creates written together on PostgreSQL", () => {
     )
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 500, 201, 201, 201, 201])
   })
-})
 
-describe("a create whose asset another transaction holds (PostgreSQL)", () => {
-  let h: Harness
-  let w: BookingWorld
-  beforeAll(async () => {
-    h = await startHarness("postgres")
-    w = await setUpWorld(h)
-  })
-  afterAll(async () => h?.close())
-
-  it("waits for the asset's lock on its own; the creates of other assets are not held up with it", async () => {
+  it("a create whose asset another transaction holds waits for the lock on its own; the creates of other assets are not held up with it", async () => {
     const db = h.booted.services.database.db
     let release!: () => void
     const released = new Promise<void>((r) => (release = r))

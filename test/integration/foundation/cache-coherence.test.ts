@@ -42,15 +42,24 @@ describe("caches across processes on one PostgreSQL database", () => {
     await a?.close()
   })
 
+  /** The manifest applied through A with one room or desk of the first project inactive. */
+  const deactivateOnA = async (list: "rooms" | "desks", key: string) => {
+    const m = bookingManifest() as any
+    m.projects[0][list].find((x: any) => x.key === key).status = "inactive"
+    await a.applyManifest(m)
+  }
+  /** B refuses the create with a client error at once (never 201, never 5xx). */
+  const expectRefusedOnB = async (body: Record<string, unknown>) => {
+    const r = await onB("POST", "/meetings", body)
+    expect(r.status).not.toBe(201)
+    expect(r.status).toBeLessThan(500)
+  }
+
   it("a room deactivated by the manifest on one process refuses bookings on another at once", async () => {
     const first = await onB("POST", "/meetings", { meetingRoomId: orchid, title: "warm", startDateTime: at(1, "10:00"), endDateTime: at(1, "11:00") })
     expect(first.status).toBe(201)
-    const m = bookingManifest() as any
-    m.projects[0].rooms.find((r: any) => r.key === "orchid").status = "inactive"
-    await a.applyManifest(m)
-    const second = await onB("POST", "/meetings", { meetingRoomId: orchid, title: "after", startDateTime: at(1, "12:00"), endDateTime: at(1, "13:00") })
-    expect(second.status).not.toBe(201)
-    expect(second.status).toBeLessThan(500)
+    await deactivateOnA("rooms", "orchid")
+    await expectRefusedOnB({ meetingRoomId: orchid, title: "after", startDateTime: at(1, "12:00"), endDateTime: at(1, "13:00") })
   })
 
   it("a desk known to B from its listing, deactivated by the manifest on A, refuses bookings on B at once", async () => {
@@ -59,12 +68,8 @@ describe("caches across processes on one PostgreSQL database", () => {
     // B lists the project's desks (it then knows them all) and books one from what it knows.
     expect((await onB("GET", `/desks?projectId=${ids.id}`)).body.data.map((d: any) => d._id)).toContain(desk)
     expect((await onB("POST", "/meetings", { deskId: desk, title: "listed", startDateTime: at(3, "10:00"), endDateTime: at(3, "11:00") })).status).toBe(201)
-    const m = bookingManifest() as any
-    m.projects[0].desks.find((d: any) => d.key === "d2").status = "inactive"
-    await a.applyManifest(m)
-    const after = await onB("POST", "/meetings", { deskId: desk, title: "after", startDateTime: at(3, "12:00"), endDateTime: at(3, "13:00") })
-    expect(after.status).not.toBe(201)
-    expect(after.status).toBeLessThan(500)
+    await deactivateOnA("desks", "d2")
+    await expectRefusedOnB({ deskId: desk, title: "after", startDateTime: at(3, "12:00"), endDateTime: at(3, "13:00") })
     await a.applyManifest(bookingManifest())
   })
 
