@@ -28,7 +28,7 @@ import { parseArgs } from "node:util"
 import postgres from "postgres"
 import { freshPostgresDatabase } from "../test/support/databases.ts"
 import { summariseCpuProfile } from "./cpu-profile.ts"
-import { cpuMs, startChild, stderrOf, stopChild } from "./support.ts"
+import { cpuMs, startChild, stderrOf, stopChild, systemCpuMs } from "./support.ts"
 
 const { values: args } = parseArgs({
   options: {
@@ -59,9 +59,6 @@ const manifest = {
   ],
   apps: [{ key: "bench", appId: "bench-app", appSecret: "bench-secret-123", projects: ["bench"] }],
 }
-
-/** The process's system CPU ms so far (stime; cpuMs is utime + stime). */
-const sysMs = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[12]) * 10
 
 /** Statements PostgreSQL logged for the run's database since `from` (bytes into the log), per create. */
 const printStatements = (title: string, from: number, creates: number): void => {
@@ -144,20 +141,24 @@ try {
   await new Promise((r) => setTimeout(r, 500))
   for (let i = 0; i < 10; i++) await fetch(`${base}/meetings`, { method: "POST", headers, body: body() })
 
-  // Earlier windows of the same load (--windows): V8 compiles the create path during the first
-  // seconds of a fresh process (on its own threads, counted in the server's CPU).
-  for (let w = 1; w < Number(args.windows); w++) {
-    const counts: Record<string, number> = {}
-    const [cpu0, sysBefore] = [cpuMs(server.pid!), sysMs(server.pid!)]
-    const r = await autocannon({
+  /** One load of random free creates at --connections for --duration, counting statuses into `counts`. */
+  const createLoad = (counts: Record<string, number>) =>
+    autocannon({
       url: `${base}/meetings`,
       connections: Number(args.connections),
       duration: Number(args.duration),
       requests: [{ method: "POST", headers, setupRequest: (req: any) => ({ ...req, body: body() }), onResponse: (st: number) => void (counts[st] = (counts[st] ?? 0) + 1) }],
     })
+
+  // Earlier windows of the same load (--windows): V8 compiles the create path during the first
+  // seconds of a fresh process (on its own threads, counted in the server's CPU).
+  for (let w = 1; w < Number(args.windows); w++) {
+    const counts: Record<string, number> = {}
+    const [cpu0, sysBefore] = [cpuMs(server.pid!), systemCpuMs(server.pid!)]
+    const r = await createLoad(counts)
     const k = Math.max(1, counts["201"] ?? 0)
     if (Object.keys(counts).some((k) => k.startsWith("5"))) console.log(`\nserver stderr (last 4,000 characters):\n${stderrOf(server)}`)
-    console.log(`window ${w}: ${Math.round(r.requests.average)} req/s, server CPU per create ${((cpuMs(server.pid!) - cpu0) / k).toFixed(2)} ms (system ${((sysMs(server.pid!) - sysBefore) / k).toFixed(2)}), statuses ${JSON.stringify(counts)}`)
+    console.log(`window ${w}: ${Math.round(r.requests.average)} req/s, server CPU per create ${((cpuMs(server.pid!) - cpu0) / k).toFixed(2)} ms (system ${((systemCpuMs(server.pid!) - sysBefore) / k).toFixed(2)}), statuses ${JSON.stringify(counts)}`)
   }
 
   // The load.
@@ -180,16 +181,11 @@ try {
   const pgBefore = new Map((await pgPids()).map((pid) => [pid, cpuMs(pid)]))
   const harness0 = process.cpuUsage()
   const c0 = cpuMs(server.pid!)
-  const sys0 = sysMs(server.pid!)
+  const sys0 = systemCpuMs(server.pid!)
   const statuses: Record<string, number> = {}
-  const result = await autocannon({
-    url: `${base}/meetings`,
-    connections: Number(args.connections),
-    duration: Number(args.duration),
-    requests: [{ method: "POST", headers, setupRequest: (req: any) => ({ ...req, body: body() }), onResponse: (st: number) => void (statuses[st] = (statuses[st] ?? 0) + 1) }],
-  })
+  const result = await createLoad(statuses)
   const c1 = cpuMs(server.pid!)
-  const sys1 = sysMs(server.pid!)
+  const sys1 = systemCpuMs(server.pid!)
   const harness = process.cpuUsage(harness0)
   let pgCpu = 0
   for (const pid of await pgPids()) pgCpu += cpuMs(pid) - (pgBefore.get(pid) ?? 0)

@@ -15,15 +15,24 @@ export const statusKb = (pid: number, field: "VmRSS" | "VmHWM"): number => {
   }
 }
 
-/** CPU time (user + system) a process has used so far, in ms (Linux clock ticks are 10 ms). */
-export const cpuMs = (pid: number): number => {
+/** A process's user and system CPU ms so far (Linux clock ticks are 10 ms); zeros once it is gone. */
+const cpuOf = (pid: number): { readonly user: number; readonly system: number } => {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10
+    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }
   } catch {
-    return 0
+    return { user: 0, system: 0 }
   }
 }
+
+/** CPU time (user + system) a process has used so far, in ms. */
+export const cpuMs = (pid: number): number => {
+  const { user, system } = cpuOf(pid)
+  return user + system
+}
+
+/** The system part of it (the kernel's work for the process: socket writes, mostly). */
+export const systemCpuMs = (pid: number): number => cpuOf(pid).system
 
 const stderrTails = new WeakMap<ChildProcess, () => string>()
 /** The last 4,000 characters the child wrote to stderr (its error log lines). */

@@ -5,10 +5,14 @@
 -- when it builds deliveries (a webhook disabled meanwhile). An event is matched against the
 -- webhooks its own statement sees: one registered by a request answered before the change
 -- began is always seen (docs/decisions.md, issue 13 session 6).
--- The rule, in one place for the trigger and the relay:
+-- The rule, in one place for the trigger, the relay and its deliveries (webhook-store.ts):
+-- whether a registration wants an event type, and whether any of a project's does.
+CREATE OR REPLACE FUNCTION webhook_wants(w webhooks, event_type text) RETURNS boolean AS $$
+  SELECT w.enabled AND w.events @> jsonb_build_array(event_type)
+$$ LANGUAGE sql STABLE;
+--> statement-breakpoint
 CREATE OR REPLACE FUNCTION webhook_subscribed(project text, event_type text) RETURNS boolean AS $$
-  SELECT EXISTS (SELECT 1 FROM webhooks w
-                 WHERE w.project_id = project AND w.enabled AND w.events @> jsonb_build_array(event_type))
+  SELECT EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = project AND webhook_wants(w, event_type))
 $$ LANGUAGE sql STABLE;
 --> statement-breakpoint
 CREATE OR REPLACE FUNCTION webhook_outbox_enqueue() RETURNS trigger AS $$

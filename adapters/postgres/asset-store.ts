@@ -338,16 +338,13 @@ export const AssetStorePostgres = Layer.effect(
       })
 
     /**
-     * Projects whose rooms or desks a listing loaded whole (cached in roomsCache / desksCache): an
-     * asset missing from the per-asset cache is found there first, without a statement (a
-     * project's 10,000 desks, listed, then booked one by one). The caches' own epoch check keeps
-     * this current; the sets only name where to look.
+     * An asset of a project whose rooms or desks a listing loaded whole (roomsCache, desksCache):
+     * found there without a statement (a project's 10,000 desks, listed, then booked one by
+     * one). Those caches follow the epoch like the per-asset one.
      */
-    const listedProjects: Record<AssetKind, Set<string>> = { room: new Set(), desk: new Set() }
     const listed = (kind: AssetKind, id: string): Asset | undefined => {
-      const cache = kind === "room" ? roomsCache : desksCache
-      for (const projectId of listedProjects[kind]) {
-        const asset = cache.get(projectId)?.byId.get(id)
+      for (const project of (kind === "room" ? roomsCache : desksCache).values()) {
+        const asset = project.byId.get(id)
         if (asset !== undefined) return asset
       }
       return undefined
@@ -387,11 +384,6 @@ export const AssetStorePostgres = Layer.effect(
                     .orderBy(asc(desksTable.index), asc(desksTable.name), asc(desksTable.id)),
           )
           const ordered = yield* assetsOf(kind, rows)
-          // As many as the cache holds projects (its bound), most recent last.
-          const names = listedProjects[kind]
-          names.delete(projectId)
-          names.add(projectId)
-          if (names.size > 64) names.delete(names.values().next().value!)
           return { ordered, byId: new Map(ordered.map((a) => [a.id, a])), ...grouped(ordered) }
         })
         // Concurrent first searches share one load (a 10,000-desk project is a large read).

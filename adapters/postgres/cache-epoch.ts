@@ -65,6 +65,8 @@ export interface EpochCache<K, V> {
    * the counter the cache holds) and keeps it unless the counter moved meanwhile.
    */
   readonly getOrLoad: (key: K, load: () => Promise<V | undefined>) => Promise<V | undefined>
+  /** Every value still held (current, not expired), without counting it as a use. */
+  readonly values: () => Iterable<V>
   readonly delete: (key: K) => void
   readonly size: () => number
 }
@@ -179,8 +181,13 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
       }
       return e.value
     }
+    const values = function* (): Generator<V> {
+      const at = now()
+      for (const e of entries.values()) if (e.until > at) yield e.value
+    }
     return {
       get,
+      values,
       getOrLoad: async (key, load) => {
         const hit = get(key)
         if (hit !== undefined) return hit

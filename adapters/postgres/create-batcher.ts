@@ -55,6 +55,12 @@ const BATCH_STATEMENT = [
   `select (select coalesce(array_agg(id), '{}') from b) as written, (select coalesce(array_agg(asset_id), '{}') from l) as locked`,
 ].join("\n")
 
+/** The batch statement's one row. */
+interface BatchAnswer {
+  readonly written: ReadonlyArray<string>
+  readonly locked: ReadonlyArray<string>
+}
+
 interface Queued {
   readonly rows: CreateRows
   readonly resolve: (inserted: InsertedBooking) => void
@@ -97,30 +103,34 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     for (const q of batch) writeAlone(db, q.rows).then(q.resolve, q.reject)
   }
 
+  /** The batch statement: which bookings it wrote, and which assets it locked. */
+  const write = async (rows: ReadonlyArray<CreateRows>): Promise<BatchAnswer> => {
+    const [answer] = await clientOf(db).unsafe<[BatchAnswer]>(
+      BATCH_STATEMENT,
+      [
+        rows.map((r) => r.assetId),
+        BOOKINGS.json(rows.map((r) => r.row)),
+        SLOTS.json(rows.flatMap((r) => r.slots)),
+        HISTORIES.json(rows.map((r) => r.history)),
+        EVENTS.json(rows.flatMap((r) => r.events)),
+        JSON.stringify(rows.flatMap((r) => r.ticks)),
+      ],
+      { prepare: true },
+    )
+    return answer
+  }
+
   const send = async (batch: ReadonlyArray<Queued>): Promise<void> => {
     const rows = batch.map((q) => q.rows)
-    let answer: { written: string[]; locked: string[] }
-    try {
-      ;[answer] = (await clientOf(db).unsafe(
-        BATCH_STATEMENT,
-        [
-          rows.map((r) => r.assetId),
-          BOOKINGS.json(rows.map((r) => r.row)),
-          SLOTS.json(rows.flatMap((r) => r.slots)),
-          HISTORIES.json(rows.map((r) => r.history)),
-          EVENTS.json(rows.flatMap((r) => r.events)),
-          JSON.stringify(rows.flatMap((r) => r.ticks)),
-        ],
-        { prepare: true },
-      )) as unknown as [{ written: string[]; locked: string[] }]
-    } catch (e) {
+    const answer = await write(rows).catch((e: unknown) => {
       // Refused (a row PostgreSQL rejects): nothing was written, each create alone gets its own
       // answer. Anything else may have lost the answer of a commit: every create gets the error
       // (a retry would meet its own slot and answer 409 for a booking that exists).
-      if (refused(e)) return alone(batch)
-      for (const q of batch) q.reject(e)
-      return
-    }
+      if (refused(e)) alone(batch)
+      else for (const q of batch) q.reject(e)
+      return undefined
+    })
+    if (answer === undefined) return
     const written = new Set(answer.written)
     const locked = new Set(answer.locked)
     wakeWorkers(db, rows.filter((r) => written.has(r.bookingId)))

@@ -33,11 +33,8 @@ export const subscribedRegistrations = async (
     .select({ id: webhooksTable.id, projectId: webhooksTable.projectId })
     .from(webhooksTable)
     .where(
-      and(
-        eq(webhooksTable.projectId, projectId),
-        eq(webhooksTable.enabled, true),
-        sql`${webhooksTable.events} @> ${JSON.stringify([type])}::jsonb`,
-      ),
+      // The subscription rule is the database's (migration 0013), shared with the outbox trigger.
+      and(eq(webhooksTable.projectId, projectId), sql`webhook_wants(${webhooksTable}, ${type}::text)`),
     )
     .orderBy(asc(webhooksTable.id))
 

@@ -10,6 +10,8 @@ export interface RecentMap<K, V> {
   readonly peek: (key: K) => V | undefined
   /** Sets the entry as the most recently used, then drops the least recent beyond `max`. */
   readonly set: (key: K, value: V) => void
+  /** The entries' values, least recently used first, without counting them as uses. */
+  readonly values: () => IterableIterator<V>
   readonly delete: (key: K) => void
   readonly clear: () => void
   readonly size: () => number
@@ -31,6 +33,7 @@ export const recentMap = <K, V>(max: number): RecentMap<K, V> => {
       entries.set(key, value)
       if (entries.size > max) entries.delete(entries.keys().next().value as K)
     },
+    values: () => entries.values(),
     delete: (key) => void entries.delete(key),
     clear: () => entries.clear(),
     size: () => entries.size,
