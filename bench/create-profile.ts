@@ -11,6 +11,8 @@
  *                      measured in full (a fresh process spends its first seconds compiling)
  *   --setup-sql SQL    run SQL on the fresh database once the manifest is applied (experiments:
  *                      what a constraint or trigger costs per create)
+ *   --explain          also log the plans (ANALYZE, BUFFERS, triggers) of the sequential creates
+ *                      statements into PostgreSQL's log (auto_explain; read them there)
  *   --log-load         also log every statement during the load and print them per create
  *                      (logging costs PostgreSQL time: use for counts, not for CPU figures)
  *
@@ -42,6 +44,7 @@ const { values: args } = parseArgs({
     "cpu-prof": { type: "string" },
     port: { type: "string", default: "42610" },
     "setup-sql": { type: "string" },
+    explain: { type: "boolean", default: false },
   },
 })
 const ADMIN = "bench-admin-token-0123456789"
@@ -120,6 +123,9 @@ try {
 
   // 50 sequential creates with every statement logged for this database only.
   await sql.unsafe(`alter database ${dbName} set log_min_duration_statement = 0`)
+  if (args.explain)
+    for (const [k, v] of [["session_preload_libraries", "auto_explain"], ["auto_explain.log_min_duration", "0"], ["auto_explain.log_analyze", "on"], ["auto_explain.log_buffers", "on"], ["auto_explain.log_triggers", "on"], ["auto_explain.log_timing", "on"]])
+      await sql.unsafe(`alter database ${dbName} set ${k} = '${v}'`)
   // Sessions read the setting when they start: end the server's (its pool reconnects).
   await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
   await new Promise((r) => setTimeout(r, 500))

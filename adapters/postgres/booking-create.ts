@@ -16,7 +16,7 @@ import { TICKS_CHANNEL } from "./tick-store.ts"
 export const EPOCH_MS = (ms: string): string => `(timestamptz 'epoch' + ${ms} * interval '1 millisecond')`
 
 /**
- * `insert into <table> (<columns>) select <the same> from <source>, jsonb_to_recordset(<param>) <tail>`:
+ * `insert into <table> (<columns>) select <the same> from <source>, json_to_recordset(<param>) <tail>`:
  * the rows travel as ONE JSON text parameter keyed by the Drizzle property names (`json`), so
  * the statement text is fixed and prepared once per connection, and no per-column encoding runs
  * in Node. Timestamp columns travel as epoch milliseconds: JSON.stringify of a Date (its toJSON,
@@ -41,7 +41,7 @@ export const insertFromJson = (table: Table, name: string, from: string | undefi
         return wire
       }),
     )
-  const source = `jsonb_to_recordset(${param}::text::jsonb) as r(${defs})`
+  const source = `json_to_recordset(${param}::text::json) as r(${defs})`
   return { sql: `insert into ${name} (${names}) select ${picked} from ${from === undefined ? source : `${from}, ${source}`}${tail}`, json }
 }
 
@@ -54,7 +54,7 @@ const EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5")
 export const TICKS_FROM_B = [
   `insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)`,
   `    select r.booking_id, r.occurrence_index, r.kind, r.rank, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.created_ms")}`,
-  `    from b, jsonb_to_recordset($6::text::jsonb)`,
+  `    from b, json_to_recordset($6::text::json)`,
   `      as r(booking_id text, occurrence_index integer, kind text, rank integer, due_ms float8, created_ms float8)`,
   `    where r.booking_id = b.id on conflict (booking_id, kind, due_at) do nothing`,
 ].join("\n")

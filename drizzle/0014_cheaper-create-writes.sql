@@ -1,0 +1,29 @@
+-- Issue 13, session 7: what PostgreSQL spends per create, measured with perf and auto_explain
+-- (bench/README.md): the exclusion constraint's GiST index compared asset ids as collated text
+-- (btree_gist's varlena keys: gbt_text_consistent and gbt_var_penalty per entry visited), and the
+-- outbox trigger ran a PL/pgSQL function and the subscription rule's SQL function per row.
+--
+-- 1. The no-double-booking rule keys the asset by md5(asset_id)::uuid, a fixed-width key GiST
+--    compares with memcmp. Equal asset ids always give equal keys, so two live overlapping slots
+--    of one asset are still refused, always; two different assets could only share a key through
+--    an md5 collision (about 2^-128 a pair), which would refuse a free slot, never double-book.
+ALTER TABLE "booking_slots" DROP CONSTRAINT "booking_slots_no_overlap";
+--> statement-breakpoint
+ALTER TABLE "booking_slots" ADD CONSTRAINT "booking_slots_no_overlap"
+  EXCLUDE USING gist ((md5("asset_id")::uuid) WITH =, tstzrange("start_at", "end_at", '[)') WITH &&)
+  WHERE ("status" IN ('unpaid', 'active', 'checked-in'));
+--> statement-breakpoint
+-- 2. One queue insert per statement (its transition table), not a trigger call per event row.
+DROP TRIGGER IF EXISTS outbox_events_webhook_enqueue ON outbox_events;
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION webhook_outbox_enqueue() RETURNS trigger AS $$
+BEGIN
+  INSERT INTO webhook_outbox_queue (event_id, created_at)
+    SELECT n.id, n.created_at FROM new_events n WHERE webhook_subscribed(n.project_id, n.type)
+    ON CONFLICT DO NOTHING;
+  RETURN NULL;
+END;
+$$ LANGUAGE plpgsql;
+--> statement-breakpoint
+CREATE TRIGGER outbox_events_webhook_enqueue AFTER INSERT ON outbox_events
+  REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION webhook_outbox_enqueue();
