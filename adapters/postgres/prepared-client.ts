@@ -6,7 +6,7 @@ import type { Sql, TransactionSql } from "postgres"
  * for the answer before binding: two round trips and a parse for every query, and the queries
  * of a `pipeline` (database.ts) went one after the other instead of back to back.
  *
- * Seen through this client, a query with parameters is prepared instead: postgres-js keeps it
+ * Seen through this client, a query is prepared instead: postgres-js keeps it
  * per connection by its text and types (one round trip from the second use, no parse). A query
  * with more than `MAX_PREPARED_PARAMETERS` parameters (an `IN` list of a batch: one text per
  * length) stays unnamed, so what a connection keeps stays bounded by the texts the code holds
@@ -24,10 +24,16 @@ const MAX_PREPARED_PARAMETERS = 16
 type Unsafe = Sql["unsafe"]
 type Options = Parameters<Unsafe>[2]
 
-const preparedOptions = (params: ReadonlyArray<unknown> | undefined, options: Options): Options =>
-  options?.prepare === false && params !== undefined && params.length > 0 && params.length <= MAX_PREPARED_PARAMETERS
-    ? { ...options, prepare: true }
-    : options
+const preparedOptions = (query: string, params: ReadonlyArray<unknown> | undefined, options: Options): Options => {
+  const n = params?.length ?? 0
+  if (n > MAX_PREPARED_PARAMETERS) return options
+  if (n > 0) return { ...options, prepare: true }
+  // postgres-js sends a query without parameters over the simple protocol, parsed and planned
+  // anew each time (Drizzle's named `.prepare()` too): a single statement is prepared instead.
+  // Text with several statements needs the simple protocol.
+  // (`simple` is an option postgres-js reads but does not declare.)
+  return query.includes(";") ? options : ({ ...options, prepare: true, simple: false } as Options)
+}
 
 /** The transaction's client, seen the same way (drizzle runs a transaction's queries on it). */
 const inTransaction =
@@ -42,7 +48,7 @@ export const preparing = <C extends Sql | TransactionSql>(client: C): C =>
     get(target, key) {
       const value = Reflect.get(target, key)
       if (key === "unsafe")
-        return ((query, params, options) => (target.unsafe as Unsafe)(query, params, preparedOptions(params, options))) as Unsafe
+        return ((query, params, options) => (target.unsafe as Unsafe)(query, params, preparedOptions(query, params, options))) as Unsafe
       if ((key === "begin" || key === "savepoint") && typeof value === "function") return inTransaction(value as never)
       return value
     },

@@ -284,7 +284,10 @@ export const makeEmbeddedScheduler = (
 
   return {
     name: "embedded",
-    bookingCommitted: async () => wake(),
+    // Every tick a booking change schedules already wakes the loop after its commit, with its
+    // due time (tick-store.ts ticksInsert, booking-create.ts wakeWorkers): a plain wake here too
+    // made the loop re-read the earliest run time after every create, for nothing (issue 13).
+    bookingCommitted: async () => {},
     drainUntil,
     drainOnce,
     start,

@@ -6,7 +6,7 @@ import { freshPostgresDatabase } from "../support/databases.ts"
 import { CLOCK_START } from "../support/harness.ts"
 import { formatAt } from "../fuzz/request-arbitraries.ts"
 import { runWitnesses, setUpFuzzWorld, type FuzzWorld } from "../fuzz/fuzz-world.ts"
-import { freePort, startServer, type ServerProcess } from "./server-process.ts"
+import { pickFreePort, startServer, type ServerProcess } from "./server-process.ts"
 
 /**
  * Crash safety: creates, check-ins and cancels at load against the server process on a fresh
@@ -47,7 +47,7 @@ describe("crash safety: SIGKILL under load, restart, nothing acknowledged is los
       DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN,
       KEYSPACE_CLOCK: "manual", KEYSPACE_CLOCK_START: CLOCK_START,
     }
-    const port = freePort()
+    const port = await pickFreePort()
     server = await startServer(env, port)
     const call = async (method: string, path: string, options: { body?: unknown; token?: string } = {}) => {
       const res = await fetch(server!.url + path, {
@@ -106,7 +106,7 @@ describe("crash safety: SIGKILL under load, restart, nothing acknowledged is los
     expect(acks, "the load acknowledged changes before the kill").toBeGreaterThan(5)
 
     // A new port: the killed process's socket may linger for a moment.
-    server = await startServer(env, freePort())
+    server = await startServer(env, await pickFreePort())
     const rows = await sql<{ id: string; status: string }[]>`select id, status from bookings`
     const stored = new Map(rows.map((r) => [r.id, r.status]))
     for (const [id, track] of bookings) {

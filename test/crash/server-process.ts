@@ -53,9 +53,10 @@ export const startServer = async (
   }
 }
 
-export const freePort = () => 20_000 + Math.floor(Math.random() * 20_000)
-
-/** A port the system just handed out as free (files running in parallel do not collide). */
+/**
+ * A port the system just handed out as free: files running in parallel do not collide, and it
+ * is not one an outgoing connection of another file holds (a random port could be).
+ */
 export const pickFreePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const probe = createServer()

@@ -1,7 +1,7 @@
 import * as http from "node:http"
 import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freePort, startServer, type ServerProcess } from "../crash/server-process.ts"
+import { pickFreePort, startServer, type ServerProcess } from "../crash/server-process.ts"
 
 /**
  * Request limits over a real socket, against the server process: a 100 MB body is refused
@@ -48,7 +48,7 @@ const streamBody = (url: string, total: number, withLength: boolean) =>
 describe("request limits over a real socket", () => {
   let server: ServerProcess
   beforeAll(async () => {
-    server = await startServer({ KEYSPACE_DATA_DIR: "memory", KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: "limits-admin-token-0123456789" }, freePort())
+    server = await startServer({ KEYSPACE_DATA_DIR: "memory", KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: "limits-admin-token-0123456789" }, await pickFreePort())
   }, 60_000)
   afterAll(async () => server?.kill())
 

@@ -41,6 +41,18 @@ describe("Drizzle's queries are prepared statements on PostgreSQL (one round tri
     expect(await kept(client, "marker-tx")).toBe(1)
   })
 
+  it("a query without parameters is kept too (postgres-js would send it over the simple protocol, planned anew each time)", async () => {
+    const db = drizzle(preparing(client))
+    for (let i = 0; i < 3; i++) expect((await db.execute(sql`select 1 as n, 'marker-none' as m`))[0]).toEqual({ n: 1, m: "marker-none" })
+    expect(await kept(client, "marker-none")).toBe(1)
+  })
+
+  it("text with several statements keeps the simple protocol (it cannot be prepared)", async () => {
+    const db = drizzle(preparing(client))
+    await db.execute(sql.raw(`select 'marker-multi' as m; select 2 as n`))
+    expect(await kept(client, "marker-multi")).toBe(0)
+  })
+
   it("a query with more than 16 parameters (an IN list of a batch) is not kept", async () => {
     const db = drizzle(preparing(client))
     const ids = Array.from({ length: 17 }, (_, i) => i)

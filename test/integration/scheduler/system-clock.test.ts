@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm"
-import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { execute } from "../../../adapters/postgres/database.ts"
-import { LifecycleSignals } from "../../../core/ports/lifecycle-signals.ts"
+import { execute, wakeAfterCommit } from "../../../adapters/postgres/database.ts"
+import { TICKS_CHANNEL } from "../../../adapters/postgres/tick-store.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 import { setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
@@ -41,10 +40,8 @@ describe.each(ENGINES)("embedded scheduler on the system clock (%s)", (engine) =
       idPrefix: "d",
     })
     const [{ id }] = await execute<{ id: string }>(db, sql`select id from bookings where id like 'd%'`) as [{ id: string }]
-    // Rows written behind the scheduler's back: tell it, as the booking code does after commit.
-    await h.booted.runtime.runPromise(
-      Effect.flatMap(LifecycleSignals, (signals) => signals.bookingCommitted(id, "create")),
-    )
+    // Rows written behind the scheduler's back: wake it, as the tick store does after commit.
+    wakeAfterCommit(db, TICKS_CHANNEL)
     expect(await statusOf(id)).toBe("active")
     let status = "active"
     for (let i = 0; i < 100 && status === "active"; i++) {
