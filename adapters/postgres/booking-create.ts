@@ -60,6 +60,17 @@ export const TICKS_FROM_B = [
 ].join("\n")
 
 /**
+ * Whether an enabled webhook wants any of the events ($5), by the outbox trigger's own rule
+ * (webhook_subscribed, migration 0013), asked once per statement: the relay is woken only when
+ * the statement queued something for it. Most projects subscribe to nothing, and a relay round
+ * per commit was a statement that found the queue empty.
+ */
+export const EVENTS_WANTED = [
+  `(select coalesce(bool_or(webhook_subscribed(k.p, k.t)), false) from (select distinct e."projectId" as p, e."type" as t`,
+  `  from json_to_recordset($5::text::json) as e("projectId" text, "type" text)) as k) as wanted`,
+].join("\n")
+
+/**
  * The whole write of a free create as one autocommit statement (one round trip instead of
  * BEGIN, the batch, COMMIT). Data-modifying CTEs run in the order their FROM clauses force:
  * the asset's advisory lock first (writers of one asset queue, as in insertBooking), then the
@@ -74,7 +85,7 @@ const CREATE_STATEMENT = [
   `, h as (${HISTORIES.sql})`,
   `, o as (${EVENTS.sql})`,
   `, t as (${TICKS_FROM_B})`,
-  `select count(*)::int as n from b`,
+  `select (select count(*)::int from b) as n, ${EVENTS_WANTED}`,
 ].join("\n")
 
 /** The postgres-js client under a Drizzle database (postgres-js engine only). */
@@ -121,9 +132,12 @@ export const rowsOf = (
 
 export const insertedOf = (r: CreateRows): InsertedBooking => ({ row: r.row, slots: r.slots, histories: [r.history] })
 
-/** Committed: wake this process's workers (and, coalesced, the other processes'). */
-export const wakeWorkers = (db: Db, written: ReadonlyArray<CreateRows>): void => {
-  if (written.some((r) => r.events.length > 0)) wakeAfterCommit(db, OUTBOX_CHANNEL)
+/**
+ * Committed: wake this process's workers (and, coalesced, the other processes'); the relay only
+ * when an event was queued for it (`wanted`, EVENTS_WANTED).
+ */
+export const wakeWorkers = (db: Db, written: ReadonlyArray<CreateRows>, wanted: boolean): void => {
+  if (wanted && written.some((r) => r.events.length > 0)) wakeAfterCommit(db, OUTBOX_CHANNEL)
   let first = Number.POSITIVE_INFINITY
   for (const r of written) for (const t of r.ticks) first = Math.min(first, t.due_ms)
   if (first !== Number.POSITIVE_INFINITY) wakeAfterCommit(db, TICKS_CHANNEL, first)
@@ -131,12 +145,12 @@ export const wakeWorkers = (db: Db, written: ReadonlyArray<CreateRows>): void =>
 
 /** One create's rows in the single statement; a taken slot fails it with 23P01. */
 export const writeAlone = async (db: Db, r: CreateRows): Promise<InsertedBooking> => {
-  await clientOf(db).unsafe(
+  const [answer] = await clientOf(db).unsafe<[{ n: number; wanted: boolean }]>(
     CREATE_STATEMENT,
     [r.assetId, BOOKINGS.json([r.row]), SLOTS.json(r.slots), HISTORIES.json([r.history]), EVENTS.json(r.events), JSON.stringify(r.ticks)],
     { prepare: true },
   )
-  wakeWorkers(db, [r])
+  wakeWorkers(db, [r], answer?.wanted !== false)
   return insertedOf(r)
 }
 

@@ -6,6 +6,7 @@ import type { Transitioned } from "../../core/booking/transitions.ts"
 import type { FirstTicks, InsertedBooking } from "../../core/ports/booking-store.ts"
 import {
   clientOf,
+  EVENTS_WANTED,
   insertedOf,
   insertFromJson,
   rowsOf,
@@ -52,13 +53,16 @@ const BATCH_STATEMENT = [
   `, h as (${HISTORIES.sql})`,
   `, o as (${EVENTS.sql})`,
   `, t as (${TICKS_FROM_B})`,
-  `select (select coalesce(array_agg(id), '{}') from b) as written, (select coalesce(array_agg(asset_id), '{}') from l) as locked`,
+  `select (select coalesce(array_agg(id), '{}') from b) as written, (select coalesce(array_agg(asset_id), '{}') from l) as locked,`,
+  `  ${EVENTS_WANTED}`,
 ].join("\n")
 
 /** The batch statement's one row. */
 interface BatchAnswer {
   readonly written: ReadonlyArray<string>
   readonly locked: ReadonlyArray<string>
+  /** Whether the outbox trigger queued events of the statement for the webhook relay. */
+  readonly wanted: boolean
 }
 
 interface Queued {
@@ -133,7 +137,7 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     if (answer === undefined) return
     const written = new Set(answer.written)
     const locked = new Set(answer.locked)
-    wakeWorkers(db, rows.filter((r) => written.has(r.bookingId)))
+    wakeWorkers(db, rows.filter((r) => written.has(r.bookingId)), answer.wanted !== false)
     const busy: Queued[] = []
     for (const q of batch)
       if (written.has(q.rows.bookingId)) q.resolve(insertedOf(q.rows))

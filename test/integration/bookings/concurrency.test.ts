@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { execute } from "../../../adapters/postgres/database.ts"
+import { OUTBOX_CHANNEL } from "../../../adapters/postgres/outbox.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 import { actAsToken, at, bookRoom, setUpWorld, type BookingWorld } from "./booking-fixtures.ts"
@@ -151,5 +152,24 @@ describe("creates written together on PostgreSQL", () => {
     release()
     await holder
     expect((await busy).status).toBe(201)
+  })
+
+  it("a create wakes the webhook relay only when an enabled webhook of its project subscribes to its event", async () => {
+    const database = h.booted.services.database
+    let wakes = 0
+    const unlisten = await database.listen(OUTBOX_CHANNEL, () => void wakes++)
+    const settle = () => new Promise((r) => setTimeout(r, 50)) // the in-process wakes are coalesced over a few ms
+    try {
+      expect((await bookRoom(h, w.bob, w.hq.rooms.lotus, 4, "13:00", "13:30")).status).toBe(201)
+      await settle()
+      expect(wakes).toBe(0)
+      await database.db.execute(sql`insert into webhooks (id, project_id, key, url, secret, events, auth, created_at, updated_at)
+        values ('${sql.raw("f".repeat(24))}', ${w.hq.id}, 'wake-test', 'https://hooks.example/x', 's', '["ROOM_BOOK"]', '{}', now(), now())`)
+      expect((await bookRoom(h, w.bob, w.hq.rooms.lotus, 4, "14:00", "14:30")).status).toBe(201)
+      await settle()
+      expect(wakes).toBeGreaterThan(0)
+    } finally {
+      await unlisten()
+    }
   })
 })
