@@ -1,7 +1,8 @@
 -- Issue 13, session 7: what PostgreSQL spends per create, measured with perf and auto_explain
 -- (bench/README.md): the exclusion constraint's GiST index compared asset ids as collated text
 -- (btree_gist's varlena keys: gbt_text_consistent and gbt_var_penalty per entry visited), and the
--- outbox trigger ran a PL/pgSQL function and the subscription rule's SQL function per row.
+-- outbox trigger ran a PL/pgSQL function and the subscription rule's SQL function per row, the
+-- latter planned anew by every statement.
 --
 -- 1. The no-double-booking rule keys the asset by md5(asset_id)::uuid, a fixed-width key GiST
 --    compares with memcmp. Equal asset ids always give equal keys, so two live overlapping slots
@@ -13,7 +14,17 @@ ALTER TABLE "booking_slots" ADD CONSTRAINT "booking_slots_no_overlap"
   EXCLUDE USING gist ((md5("asset_id")::uuid) WITH =, tstzrange("start_at", "end_at", '[)') WITH &&)
   WHERE ("status" IN ('unpaid', 'active', 'checked-in'));
 --> statement-breakpoint
--- 2. One queue insert per statement (its transition table), not a trigger call per event row.
+-- 2. The subscription rule (migration 0013) in PL/pgSQL, same answer: as an SQL function with a
+--    subquery it cannot be inlined, so every statement calling it planned its body again (perf:
+--    fmgr_sql and the planner, ~10% of PostgreSQL's CPU per create); PL/pgSQL keeps the plan per
+--    session. webhook_wants, a plain expression, is still inlined into it.
+CREATE OR REPLACE FUNCTION webhook_subscribed(project text, event_type text) RETURNS boolean AS $$
+BEGIN
+  RETURN EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = project AND webhook_wants(w, event_type));
+END;
+$$ LANGUAGE plpgsql STABLE;
+--> statement-breakpoint
+-- 3. One queue insert per statement (its transition table), not a trigger call per event row.
 DROP TRIGGER IF EXISTS outbox_events_webhook_enqueue ON outbox_events;
 --> statement-breakpoint
 CREATE OR REPLACE FUNCTION webhook_outbox_enqueue() RETURNS trigger AS $$
