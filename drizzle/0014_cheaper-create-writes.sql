@@ -4,14 +4,17 @@
 -- outbox trigger ran a PL/pgSQL function and the subscription rule's SQL function per row, the
 -- latter planned anew by every statement.
 --
--- 1. The no-double-booking rule keys the asset by md5(asset_id)::uuid, a fixed-width key GiST
---    compares with memcmp. Equal asset ids always give equal keys, so two live overlapping slots
---    of one asset are still refused, always; two different assets could only share a key through
---    an md5 collision (about 2^-128 a pair), which would refuse a free slot, never double-book.
+-- 1. The no-double-booking rule keys the asset by hashtextextended(asset_id, 0), an int8 GiST
+--    compares as a number (btree_gist's int8 keys). Equal asset ids always give equal keys, so two
+--    live overlapping slots of one asset are still refused, always; two different assets could
+--    only share a key through a 64-bit hash collision (about 10^-9 among 100,000 assets), which
+--    would refuse a free slot, never double-book. (Not md5: a FIPS-mode server refuses it.)
+--    Rebuilding the constraint locks booking_slots while its index builds: a pause that grows
+--    with the table, taken once at upgrade.
 ALTER TABLE "booking_slots" DROP CONSTRAINT "booking_slots_no_overlap";
 --> statement-breakpoint
 ALTER TABLE "booking_slots" ADD CONSTRAINT "booking_slots_no_overlap"
-  EXCLUDE USING gist ((md5("asset_id")::uuid) WITH =, tstzrange("start_at", "end_at", '[)') WITH &&)
+  EXCLUDE USING gist ((hashtextextended("asset_id", 0)) WITH =, tstzrange("start_at", "end_at", '[)') WITH &&)
   WHERE ("status" IN ('unpaid', 'active', 'checked-in'));
 --> statement-breakpoint
 -- 2. The subscription rule (migration 0013) in PL/pgSQL, same answer: as an SQL function with a

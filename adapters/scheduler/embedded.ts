@@ -54,8 +54,8 @@ export interface EmbeddedScheduler extends LifecycleSchedulerShape {
  * processes on one database therefore share the work and a tick is never applied twice.
  *
  * Timing: on the system clock the worker sleeps until the earliest pending run time (capped
- * by maxSleepMs), and is woken early by `wake()` (LifecycleSignals, after a booking
- * commit) or, on PostgreSQL, by NOTIFY from any process. On the manual clock nothing is due
+ * by maxSleepMs), and is woken early by `wake()` (the tick writes' commit wakes, with their
+ * due time) or, on PostgreSQL, by NOTIFY from any process. On the manual clock nothing is due
  * until the clock moves, so it waits for wake-ups only, and `drainUntil` (ClockControl's
  * advance) applies each tick at its own due time, in order.
  */
@@ -188,7 +188,7 @@ export const makeEmbeddedScheduler = (
   /**
    * A wake with `dueAt` (this process committed ticks not due before then) runs a round only
    * when the loop would otherwise sleep past it: a new booking's ticks are in the future, so
-   * its commit costs no round. A wake without one (a booking commit, another process's NOTIFY)
+   * its commit costs no round. A wake without one (another process's NOTIFY)
    * makes the sleeping loop read the earliest run time again (one statement) and run a round
    * only if something is due; wakes while that read is in flight add one more read, not one
    * each. Before, every create ran two rounds (~5 statements and a transaction each).
@@ -264,8 +264,8 @@ export const makeEmbeddedScheduler = (
   }
 
   /**
-   * Runs the loop; it wakes on NOTIFY and on `wake()` (the worker layer subscribes it to the
-   * booking commits, adapters/wiring/layers/lifecycle.ts). The clock advance calls drainUntil.
+   * Runs the loop; it wakes on NOTIFY and on the tick writes' commit wakes (TICKS_CHANNEL, with
+   * their due time). The clock advance calls drainUntil.
    */
   const start = (): (() => Promise<void>) => {
     const unlisten = db.listen(TICKS_CHANNEL, (_payload, dueAt) => wake(dueAt)).catch((e: unknown) => {

@@ -41,7 +41,8 @@ export const applyTickFor = (s: WorkerDeps): ApplyTick => {
 
 /**
  * The lifecycle scheduler (embedded or Temporal, KEYSPACE_SCHEDULER) as a scoped layer: started
- * when the runtime builds, subscribed to the booking commits, stopped when it is disposed.
+ * when the runtime builds, subscribed to the booking commits (the Temporal adapter signals the
+ * booking's workflow; the embedded loop needs no signal), stopped when it is disposed.
  */
 const schedulerWorker = Layer.effect(
   SchedulerDrain,
