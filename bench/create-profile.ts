@@ -140,7 +140,7 @@ try {
   const seqMs = (performance.now() - seqStarted) / SEQ
   await new Promise((r) => setTimeout(r, 500))
   if (!args["log-load"]) {
-    await sql.unsafe(`alter database ${dbName} reset log_min_duration_statement`)
+    await sql.unsafe(`alter database ${dbName} reset all`) // the statement log, and --explain's settings
     await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
   }
   printStatements(`\n${SEQ} sequential creates: ${seqMs.toFixed(1)} ms each from the client; statements logged per create (background included):`, logFrom, SEQ)

@@ -48,7 +48,7 @@ export const insertFromJson = (table: Table, name: string, from: string | undefi
 const BOOKINGS = insertFromJson(bookingsTable, "bookings", "l", "$2")
 const SLOTS = insertFromJson(bookingSlotsTable, "booking_slots", "b", "$3")
 const HISTORIES = insertFromJson(bookingHistoriesTable, "booking_histories", "b", "$4")
-const EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5")
+const EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5", " returning project_id, type")
 
 /** The first ticks ($6, JSON rows) of the bookings CTE `b` wrote; a tick already there is kept. */
 export const TICKS_FROM_B = [
@@ -60,15 +60,13 @@ export const TICKS_FROM_B = [
 ].join("\n")
 
 /**
- * Whether an enabled webhook wants any of the events ($5), by the outbox trigger's own rule
- * (webhook_subscribed, migration 0013), asked once per statement: the relay is woken only when
- * the statement queued something for it. Most projects subscribe to nothing, and a relay round
- * per commit was a statement that found the queue empty.
+ * Whether an enabled webhook wants any event the statement wrote (its CTE `o`, returning
+ * project_id and type), by the outbox trigger's own rule (webhook_subscribed), asked once per
+ * statement: the relay is woken only when something was queued for it. Most projects
+ * subscribe to nothing, and a relay round per commit was a statement that found the queue empty.
  */
-export const EVENTS_WANTED = [
-  `(select coalesce(bool_or(webhook_subscribed(k.p, k.t)), false) from (select distinct e."projectId" as p, e."type" as t`,
-  `  from json_to_recordset($5::text::json) as e("projectId" text, "type" text)) as k) as wanted`,
-].join("\n")
+export const EVENTS_WANTED =
+  `(select coalesce(bool_or(webhook_subscribed(k.project_id, k.type)), false) from (select distinct project_id, type from o) as k) as wanted`
 
 /**
  * The whole write of a free create as one autocommit statement (one round trip instead of
@@ -137,7 +135,7 @@ export const insertedOf = (r: CreateRows): InsertedBooking => ({ row: r.row, slo
  * when an event was queued for it (`wanted`, EVENTS_WANTED).
  */
 export const wakeWorkers = (db: Db, written: ReadonlyArray<CreateRows>, wanted: boolean): void => {
-  if (wanted && written.some((r) => r.events.length > 0)) wakeAfterCommit(db, OUTBOX_CHANNEL)
+  if (wanted) wakeAfterCommit(db, OUTBOX_CHANNEL)
   let first = Number.POSITIVE_INFINITY
   for (const r of written) for (const t of r.ticks) first = Math.min(first, t.due_ms)
   if (first !== Number.POSITIVE_INFINITY) wakeAfterCommit(db, TICKS_CHANNEL, first)
@@ -150,7 +148,7 @@ export const writeAlone = async (db: Db, r: CreateRows): Promise<InsertedBooking
     [r.assetId, BOOKINGS.json([r.row]), SLOTS.json(r.slots), HISTORIES.json([r.history]), EVENTS.json(r.events), JSON.stringify(r.ticks)],
     { prepare: true },
   )
-  wakeWorkers(db, [r], answer?.wanted !== false)
+  wakeWorkers(db, [r], answer.wanted)
   return insertedOf(r)
 }
 

@@ -43,7 +43,7 @@ const SLOTS = insertFromJson(
 )
 const BOOKINGS = insertFromJson(bookingsTable, "bookings", undefined, "$2", ` where r."id" in (select booking_id from s)`)
 const HISTORIES = insertFromJson(bookingHistoriesTable, "booking_histories", "b", "$4", ` where r."bookingId" = b.id`)
-const EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5", ` where r."bookingId" = b.id`)
+const EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5", ` where r."bookingId" = b.id returning project_id, type`)
 
 const BATCH_STATEMENT = [
   `with l as (select a as asset_id from (select distinct a from unnest($1::text[]) as a) as assets`,
@@ -61,7 +61,7 @@ const BATCH_STATEMENT = [
 interface BatchAnswer {
   readonly written: ReadonlyArray<string>
   readonly locked: ReadonlyArray<string>
-  /** Whether the outbox trigger queued events of the statement for the webhook relay. */
+  /** Whether the outbox trigger queued events the statement wrote for the webhook relay (EVENTS_WANTED). */
   readonly wanted: boolean
 }
 
@@ -137,7 +137,7 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     if (answer === undefined) return
     const written = new Set(answer.written)
     const locked = new Set(answer.locked)
-    wakeWorkers(db, rows.filter((r) => written.has(r.bookingId)), answer.wanted !== false)
+    wakeWorkers(db, rows.filter((r) => written.has(r.bookingId)), answer.wanted)
     const busy: Queued[] = []
     for (const q of batch)
       if (written.has(q.rows.bookingId)) q.resolve(insertedOf(q.rows))

@@ -284,10 +284,9 @@ export const makeEmbeddedScheduler = (
 
   return {
     name: "embedded",
-    // Every tick a booking change schedules already wakes the loop after its commit, with its
-    // due time (tick-store.ts ticksInsert, booking-create.ts wakeWorkers): a plain wake here too
-    // made the loop re-read the earliest run time after every create, for nothing (issue 13).
-    bookingCommitted: async () => {},
+    // No bookingCommitted: every tick a booking change schedules already wakes the loop after
+    // its commit, with its due time (tick-store.ts ticksInsert, booking-create.ts wakeWorkers);
+    // a plain wake too made the loop re-read the earliest run time after every create (issue 13).
     drainUntil,
     drainOnce,
     start,

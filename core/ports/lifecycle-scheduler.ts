@@ -37,8 +37,11 @@ export type TickOutcome =
 
 export interface LifecycleSchedulerShape {
   readonly name: "embedded" | "temporal"
-  /** After the transaction that changed the booking committed: wake a worker or signal. */
-  readonly bookingCommitted: (bookingId: string, signal: LifecycleSignal) => Promise<void>
+  /**
+   * After the transaction that changed the booking committed: signal its workflow. Absent when
+   * the scheduler learns of commits otherwise (the embedded loop: its tick writes' commit wakes).
+   */
+  readonly bookingCommitted?: (bookingId: string, signal: LifecycleSignal) => Promise<void>
   /** Applies every tick due up to `now`, in due order (the manual clock's advance). */
   readonly drainUntil: (now: number) => Promise<void>
   /** Starts the background part (hooks are registered before it returns); returns stop. */

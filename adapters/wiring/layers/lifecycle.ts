@@ -41,8 +41,9 @@ export const applyTickFor = (s: WorkerDeps): ApplyTick => {
 
 /**
  * The lifecycle scheduler (embedded or Temporal, KEYSPACE_SCHEDULER) as a scoped layer: started
- * when the runtime builds, subscribed to the booking commits (the Temporal adapter signals the
- * booking's workflow; the embedded loop needs no signal), stopped when it is disposed.
+ * when the runtime builds, subscribed to the booking commits when it takes them (Temporal
+ * signals the booking's workflow; nothing runs per commit for the embedded loop), stopped when
+ * it is disposed.
  */
 const schedulerWorker = Layer.effect(
   SchedulerDrain,
@@ -58,10 +59,12 @@ const schedulerWorker = Layer.effect(
           Effect.sync(() => startLifecycleScheduler(s, applyTickFor(s))),
           ({ stop }) => Effect.promise(stop),
         )
-        yield* Effect.acquireRelease(
-          Effect.sync(() => wake.subscribe(scheduler.bookingCommitted)),
-          (unsubscribe) => Effect.sync(unsubscribe),
-        )
+        const signal = scheduler.bookingCommitted
+        if (signal !== undefined)
+          yield* Effect.acquireRelease(
+            Effect.sync(() => wake.subscribe(signal)),
+            (unsubscribe) => Effect.sync(unsubscribe),
+          )
         yield* Deferred.succeed(started, scheduler)
       }),
     )

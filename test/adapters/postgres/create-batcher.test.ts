@@ -28,6 +28,8 @@ const create = (assetId: string) => {
 }
 
 type Answer = (statement: string, params: ReadonlyArray<unknown>) => unknown
+/** The single statement's answer: its booking written, no event queued for the webhook relay. */
+const WRITTEN_ALONE = [{ n: 1, wanted: false }]
 /** A Drizzle database whose postgres-js client answers with `answer`, recording every statement. */
 const fakeDb = (answer: Answer) => {
   const sent: Array<{ batch: boolean; assets: ReadonlyArray<string> }> = []
@@ -40,7 +42,7 @@ const fakeDb = (answer: Answer) => {
 }
 /** Every booking of the batch written, every asset locked. */
 const allWritten: Answer = (statement, params) => {
-  if (!statement.includes("pg_try_advisory_xact_lock")) return []
+  if (!statement.includes("pg_try_advisory_xact_lock")) return WRITTEN_ALONE
   const rows = JSON.parse(params[1] as string) as Array<{ id: string; assetId: string }>
   return [{ written: rows.map((r) => r.id), locked: [...new Set(rows.map((r) => r.assetId))] }]
 }
@@ -71,7 +73,7 @@ describe("creates written together (group commit)", () => {
 
   it("a create whose asset another transaction holds is written alone, waiting for the lock, instead of holding up its batch", async () => {
     const { db, sent } = fakeDb((statement, params) => {
-      if (!statement.includes("pg_try_advisory_xact_lock")) return []
+      if (!statement.includes("pg_try_advisory_xact_lock")) return WRITTEN_ALONE
       const rows = JSON.parse(params[1] as string) as Array<{ id: string; assetId: string }>
       const free = rows.filter((r) => r.assetId !== "busy")
       return [{ written: free.map((r) => r.id), locked: free.map((r) => r.assetId) }]
@@ -91,7 +93,7 @@ describe("creates written together (group commit)", () => {
     const { db, sent } = fakeDb((statement, params) => {
       if (statement.includes("pg_try_advisory_xact_lock")) throw refusal
       if (params[0] === "poison") throw refusal
-      return []
+      return WRITTEN_ALONE
     })
     const batcher = makeCreateBatcher(db, id)
     const results = await Promise.allSettled(["d1", "d2", "poison", "d4"].map(create).map((c) => batcher.insert(...c.args)))
