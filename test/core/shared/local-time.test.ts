@@ -4,6 +4,9 @@ import { describe, expect, it } from "vitest"
 import {
   addDays,
   formatHHmm,
+  fromEpochDay,
+  isValidDate,
+  toEpochDay,
   formatLocalDate,
   formatOffsetDateTime,
   formatOffsetDateTimeByParts,
@@ -37,6 +40,33 @@ describe("wall clock of an instant in an IANA zone", () => {
     expect(weekdayOf({ year: 1970, month: 1, day: 1 })).toBe("Thu")
     expect(weekdayOf({ year: 2024, month: 2, day: 29 })).toBe("Thu")
     expect(addDays({ year: 2024, month: 2, day: 28 }, 2)).toEqual({ year: 2024, month: 3, day: 1 })
+  })
+
+  it("property: civil dates by arithmetic agree with the proleptic Gregorian calendar of Date", () => {
+    const DAY = 86_400_000
+    // Date's whole range (±100,000,000 days around 1970).
+    fc.assert(
+      fc.property(fc.integer({ min: -100_000_000, max: 100_000_000 }), (n) => {
+        const d = new Date(n * DAY)
+        const date = { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() }
+        expect(fromEpochDay(n)).toEqual(date)
+        expect(toEpochDay(date)).toBe(n)
+      }),
+      { numRuns: 5000 },
+    )
+  })
+
+  it("property: a date is valid exactly when Date reads the same year, month and day back", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: -1, max: 14 }), fc.integer({ min: -1, max: 33 }), (year, month, day) => {
+        const d = new Date(0)
+        d.setUTCFullYear(year, month - 1, day)
+        const same = d.getUTCFullYear() === year && d.getUTCMonth() + 1 === month && d.getUTCDate() === day
+        expect(isValidDate({ year, month, day })).toBe(same)
+      }),
+      { numRuns: 5000 },
+    )
+    expect(isValidDate({ year: 2024, month: 2.5, day: 1 })).toBe(false)
   })
 
   it("knows valid and invalid zone names", () => {
