@@ -67,6 +67,11 @@ describe("wall clock of an instant in an IANA zone", () => {
       { numRuns: 5000 },
     )
     expect(isValidDate({ year: 2024, month: 2.5, day: 1 })).toBe(false)
+    // The century rule, which random dates almost never reach.
+    expect(isValidDate({ year: 1900, month: 2, day: 29 })).toBe(false)
+    expect(isValidDate({ year: 2100, month: 2, day: 29 })).toBe(false)
+    expect(isValidDate({ year: 2000, month: 2, day: 29 })).toBe(true)
+    expect(isValidDate({ year: 0, month: 2, day: 29 })).toBe(true)
   })
 
   it("knows valid and invalid zone names", () => {
