@@ -154,6 +154,30 @@ describe("creates written together on PostgreSQL", () => {
     expect((await busy).status).toBe(201)
   })
 
+  it("creates do not wait on their project's or app's row: a transaction holding both rows locked holds up no create", async () => {
+    const db = h.booted.services.database.db
+    let release!: () => void
+    const released = new Promise<void>((r) => (release = r))
+    let taken!: () => void
+    const locksTaken = new Promise<void>((r) => (taken = r))
+    // With foreign keys to projects and apps, every create took a KEY SHARE lock on both rows,
+    // which FOR UPDATE blocks (and which concurrent creates shared through MultiXacts).
+    const holder = db.transaction(async (tx) => {
+      await tx.execute(sql`select id from projects where id = (select project_id from rooms where id = ${w.hq.rooms.lotus}) for update`)
+      await tx.execute(sql`select id from apps for update`)
+      taken()
+      await released
+    })
+    await locksTaken
+    const creates = Promise.all(
+      ["13:00", "14:00", "15:00"].map((from, i) => bookRoom(h, i === 0 ? w.app : w.carol, w.hq.rooms.lotus, 3, from, `${from.slice(0, 2)}:30`)),
+    )
+    const first = await Promise.race([creates, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 3000))])
+    release()
+    await holder
+    expect(first === "still waiting" ? first : first.map((r) => r.status)).toEqual([201, 201, 201])
+  })
+
   it("a create wakes the webhook relay only when an enabled webhook of its project subscribes to its event", async () => {
     const database = h.booted.services.database
     let wakes = 0
