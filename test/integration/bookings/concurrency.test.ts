@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { execute } from "../../../adapters/postgres/database.ts"
+import { execute, type Tx } from "../../../adapters/postgres/database.ts"
 import { OUTBOX_CHANNEL } from "../../../adapters/postgres/outbox.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
@@ -129,19 +129,24 @@ describe("creates written together on PostgreSQL", () => {
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 500, 201, 201, 201, 201])
   })
 
-  it("a create whose asset another transaction holds waits for the lock on its own; the creates of other assets are not held up with it", async () => {
-    const db = h.booted.services.database.db
+  /** A transaction that takes `locks` and holds them until `release` (which waits for its end). */
+  const holdLocks = async (locks: (tx: Tx) => Promise<unknown>): Promise<{ release: () => Promise<void> }> => {
     let release!: () => void
     const released = new Promise<void>((r) => (release = r))
     let taken!: () => void
-    const lockTaken = new Promise<void>((r) => (taken = r))
-    // A writer of the room's slots in the middle of its transaction (a paid create waiting on its gateway, say).
-    const holder = db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${w.hq.rooms.orchid}))`)
+    const locksTaken = new Promise<void>((r) => (taken = r))
+    const holder = h.booted.services.database.db.transaction(async (tx) => {
+      await locks(tx)
       taken()
       await released
     })
-    await lockTaken
+    await locksTaken
+    return { release: () => (release(), holder) }
+  }
+
+  it("a create whose asset another transaction holds waits for the lock on its own; the creates of other assets are not held up with it", async () => {
+    // A writer of the room's slots in the middle of its transaction (a paid create waiting on its gateway, say).
+    const holder = await holdLocks((tx) => tx.execute(sql`select pg_advisory_xact_lock(hashtext(${w.hq.rooms.orchid}))`))
     let busyAnswered = false
     const busy = bookRoom(h, w.bob, w.hq.rooms.orchid, 4, "09:00", "09:30").then((r) => ((busyAnswered = true), r))
     const others = await Promise.all(
@@ -149,32 +154,22 @@ describe("creates written together on PostgreSQL", () => {
     )
     expect(others.map((r) => r.status)).toEqual([201, 201, 201])
     expect(busyAnswered).toBe(false)
-    release()
-    await holder
+    await holder.release()
     expect((await busy).status).toBe(201)
   })
 
   it("creates do not wait on their project's or app's row: a transaction holding both rows locked holds up no create", async () => {
-    const db = h.booted.services.database.db
-    let release!: () => void
-    const released = new Promise<void>((r) => (release = r))
-    let taken!: () => void
-    const locksTaken = new Promise<void>((r) => (taken = r))
     // With foreign keys to projects and apps, every create took a KEY SHARE lock on both rows,
     // which FOR UPDATE blocks (and which concurrent creates shared through MultiXacts).
-    const holder = db.transaction(async (tx) => {
+    const holder = await holdLocks(async (tx) => {
       await tx.execute(sql`select id from projects where id = (select project_id from rooms where id = ${w.hq.rooms.lotus}) for update`)
       await tx.execute(sql`select id from apps for update`)
-      taken()
-      await released
     })
-    await locksTaken
     const creates = Promise.all(
       ["13:00", "14:00", "15:00"].map((from, i) => bookRoom(h, i === 0 ? w.app : w.carol, w.hq.rooms.lotus, 3, from, `${from.slice(0, 2)}:30`)),
     )
     const first = await Promise.race([creates, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 3000))])
-    release()
-    await holder
+    await holder.release()
     expect(first === "still waiting" ? first : first.map((r) => r.status)).toEqual([201, 201, 201])
   })
 
