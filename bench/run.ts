@@ -13,7 +13,8 @@
  *
  * Creates a fresh database, builds dist/ if stale and runs the server as a child process the
  * way `npm start` does (`node dist/runtimes/node/server.js`, so /proc/<pid> is the server),
- * seeds with bulk SQL, drives it with autocannon, prints one table and writes
+ * seeds with bulk SQL, drives it with autocannon (each row and its limit in alternating
+ * windows: `alternating`), prints one table and writes
  * bench/results/<date>.json. The database is dropped at the end.
  */
 import autocannon from "autocannon"
@@ -109,6 +110,37 @@ const load = async (
     requests: result.requests.total,
     statuses,
   }
+}
+
+/** A window of a load: Keyspace and its limit alternate in windows of this many seconds. */
+const HALF = Math.max(1, Math.ceil(DURATION / 2))
+
+/**
+ * Keyspace and its limit in alternating windows (ours, limit, ours, limit; HALF seconds each)
+ * instead of one full load after the other: this VM's speed drifted by up to 2x from one minute
+ * to the next (issue 13, session 8), and two loads run one after the other took the drift for a
+ * difference between them. Returns each side's windows.
+ */
+const alternating = async <A, B>(ours: () => Promise<A>, limit: () => Promise<B>): Promise<[A[], B[]]> => {
+  const a: A[] = []
+  const b: B[] = []
+  for (let i = 0; i < 2; i++) {
+    a.push(await ours())
+    b.push(await limit())
+  }
+  return [a, b]
+}
+
+/** The windows of one side as one load: rates and percentiles averaged, counts summed. */
+const merged = <L extends Load & { cpuMsPerRequest?: number }>(windows: ReadonlyArray<L>): L => {
+  const mean = (f: (l: L) => number) => windows.reduce((t, l) => t + f(l), 0) / windows.length
+  const requests = windows.reduce((t, l) => t + l.requests, 0)
+  const statuses: Record<string, number> = {}
+  for (const l of windows) for (const [k, n] of Object.entries(l.statuses)) statuses[k] = (statuses[k] ?? 0) + n
+  const cpu = windows.every((l) => l.cpuMsPerRequest !== undefined)
+    ? { cpuMsPerRequest: Math.round((100 * windows.reduce((t, l) => t + l.cpuMsPerRequest! * l.requests, 0)) / Math.max(1, requests)) / 100 }
+    : {}
+  return { ...windows[0]!, reqPerSec: Math.round(mean((l) => l.reqPerSec)), p50: Math.round(10 * mean((l) => l.p50)) / 10, p99: Math.round(10 * mean((l) => l.p99)) / 10, requests, statuses, ...cpu }
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
@@ -322,17 +354,22 @@ const main = async () => {
     }
 
     // GET /healthz through the full middleware, 64 connections, against bare node:http sending
-    // the same bytes (bench/bare-http.ts), one after the other in this run.
+    // the same bytes (bench/bare-http.ts), in alternating windows of this run.
     {
       const bytes = Buffer.from(await (await fetch(`${base}/healthz`)).arrayBuffer())
       await load(`${base}/healthz`, { connections: 64, duration: 2 }) // warm-up
-      const [ours, mem] = await withPeakRss(server!.pid!, () => withCpu(server!.pid!, () => load(`${base}/healthz`, { connections: 64 })))
       const file = `/tmp/keyspace-bench-healthz-${port}.json`
       writeFileSync(file, bytes)
       const barePort = port + 50
       const bare = await startChild([process.execPath, "--import", "tsx", "bench/bare-http.ts"], { BARE_FILE: file }, async (p) => (await fetch(`http://127.0.0.1:${p}/`)).ok, barePort)
       await load(`http://127.0.0.1:${barePort}/healthz`, { connections: 64, duration: 2 })
-      const limit = await load(`http://127.0.0.1:${barePort}/healthz`, { connections: 64 })
+      const [[oursWindows, limitWindows], mem] = await withPeakRss(server!.pid!, () =>
+        alternating(
+          () => withCpu(server!.pid!, () => load(`${base}/healthz`, { connections: 64, duration: HALF })),
+          () => load(`http://127.0.0.1:${barePort}/healthz`, { connections: 64, duration: HALF }),
+        ),
+      )
+      const [ours, limit] = [merged(oursWindows), merged(limitWindows)]
       await stopChild(bare)
       results.healthz = { ours, bare: limit, peakRssMb: mem }
       rows.push({
@@ -363,12 +400,17 @@ const main = async () => {
       const runs: Array<[string, string, number]> = [[reads[0]![0], reads[0]![1], 1], ...reads.map(([n, p]): [string, string, number] => [n, p, 16])]
       for (const [name, path, connections] of runs) {
         const bytes = Buffer.from(await (await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer())
-        const [ours, mem] = await withPeakRss(pid, () => withCpu(pid, () => load(base + path, { connections, token })))
         const file = `/tmp/keyspace-bench-bare-${port}.json`
         writeFileSync(file, bytes)
         const barePort = port + 50
         const bare = await startChild([process.execPath, "--import", "tsx", "bench/bare-server.ts"], { BARE_FILE: file }, async (p) => (await fetch(`http://127.0.0.1:${p}/`)).ok, barePort)
-        const limit = await load(`http://127.0.0.1:${barePort}${path}`, { connections })
+        const [[oursWindows, limitWindows], mem] = await withPeakRss(pid, () =>
+          alternating(
+            () => withCpu(pid, () => load(base + path, { connections, token, duration: HALF })),
+            () => load(`http://127.0.0.1:${barePort}${path}`, { connections, duration: HALF }),
+          ),
+        )
+        const [ours, limit] = [merged(oursWindows), merged(limitWindows)]
         await stopChild(bare)
         const okShare = (ours.statuses["200"] ?? 0) / Math.max(1, ours.requests)
         const key = `${name}${tag}${connections === 16 ? "" : `, ${connections} client`}`
@@ -387,8 +429,18 @@ const main = async () => {
       // server's CPU), which the c=16 row, measured first, paid alone (issue 13, stream C2).
       if (size === sizes[0]) await load(`${base}/meetings`, { connections: 16, method: "POST", token, body: createBody })
       for (const c of sizes.length > 1 ? [64] : [16, 64]) {
-        const [ours, mem] = await withPeakRss(pid, () => withCpu(pid, () => load(`${base}/meetings`, { connections: c, method: "POST", token, body: createBody })))
-        const limit = await pgbenchCreates(sql, pg.url, c, DURATION)
+        const [[oursWindows, limitWindows], mem] = await withPeakRss(pid, () =>
+          alternating(
+            () => withCpu(pid, () => load(`${base}/meetings`, { connections: c, method: "POST", token, body: createBody, duration: HALF })),
+            () => pgbenchCreates(sql, pg.url, c, HALF),
+          ),
+        )
+        const ours = merged(oursWindows)
+        const failed = limitWindows.find((l) => "error" in l)
+        const limit = failed ?? {
+          tps: Math.round(limitWindows.reduce((t, l) => t + l.tps, 0) / limitWindows.length),
+          latencyAvgMs: Math.round((1000 * limitWindows.reduce((t, l) => t + l.latencyAvgMs, 0)) / limitWindows.length) / 1000,
+        }
         const other = Object.entries(ours.statuses).filter(([k]) => k !== "201").map(([k, n]) => `${n} x ${k}`).join(", ")
         results[`create c${c}${tag}`] = { ours, pgbench: limit, peakRssMb: mem }
         rows.push({
