@@ -14,7 +14,7 @@
  * Creates a fresh database, builds dist/ if stale and runs the server as a child process the
  * way `npm start` does (`node dist/runtimes/node/server.js`, so /proc/<pid> is the server),
  * seeds with bulk SQL, drives it with autocannon (each row and its limit in alternating
- * windows: `alternating`), prints one table and writes
+ * windows: `againstLimit`), prints one table and writes
  * bench/results/<date>.json. The database is dropped at the end.
  */
 import autocannon from "autocannon"
@@ -115,32 +115,38 @@ const load = async (
 /** A window of a load: Keyspace and its limit alternate in windows of this many seconds. */
 const HALF = Math.max(1, Math.ceil(DURATION / 2))
 
+const meanOf = <T>(xs: ReadonlyArray<T>, f: (x: T) => number): number => xs.reduce((t, x) => t + f(x), 0) / xs.length
+
 /**
- * Keyspace and its limit in alternating windows (ours, limit, ours, limit; HALF seconds each)
- * instead of one full load after the other: this VM's speed drifted by up to 2x from one minute
- * to the next (issue 13, session 8), and two loads run one after the other took the drift for a
- * difference between them. Returns each side's windows.
+ * Keyspace's load (its server's CPU counted) and its limit in alternating windows (ours, limit,
+ * ours, limit; HALF seconds each) instead of one full load after the other: this VM's speed
+ * drifted by up to 2x from one minute to the next (issue 13, session 8), and two loads run one
+ * after the other took the drift for a difference between them. Gives Keyspace's windows as one
+ * load, the limit's windows, and the server's peak RSS over all of them.
  */
-const alternating = async <A, B>(ours: () => Promise<A>, limit: () => Promise<B>): Promise<[A[], B[]]> => {
-  const a: A[] = []
-  const b: B[] = []
-  for (let i = 0; i < 2; i++) {
-    a.push(await ours())
-    b.push(await limit())
-  }
-  return [a, b]
+const againstLimit = async <B>(pid: number, ours: (seconds: number) => Promise<Load>, limit: (seconds: number) => Promise<B>) => {
+  const [[oursWindows, limits], mem] = await withPeakRss(pid, async () => {
+    const a: Array<Load & { cpuMsPerRequest: number }> = []
+    const b: B[] = []
+    for (let i = 0; i < 2; i++) {
+      a.push(await withCpu(pid, () => ours(HALF)))
+      b.push(await limit(HALF))
+    }
+    return [a, b] as const
+  })
+  return { ours: merged(oursWindows), limits, mem }
 }
 
 /** The windows of one side as one load: rates and percentiles averaged, counts summed. */
 const merged = <L extends Load & { cpuMsPerRequest?: number }>(windows: ReadonlyArray<L>): L => {
-  const mean = (f: (l: L) => number) => windows.reduce((t, l) => t + f(l), 0) / windows.length
   const requests = windows.reduce((t, l) => t + l.requests, 0)
   const statuses: Record<string, number> = {}
   for (const l of windows) for (const [k, n] of Object.entries(l.statuses)) statuses[k] = (statuses[k] ?? 0) + n
   const cpu = windows.every((l) => l.cpuMsPerRequest !== undefined)
     ? { cpuMsPerRequest: Math.round((100 * windows.reduce((t, l) => t + l.cpuMsPerRequest! * l.requests, 0)) / Math.max(1, requests)) / 100 }
     : {}
-  return { ...windows[0]!, reqPerSec: Math.round(mean((l) => l.reqPerSec)), p50: Math.round(10 * mean((l) => l.p50)) / 10, p99: Math.round(10 * mean((l) => l.p99)) / 10, requests, statuses, ...cpu }
+  const tenth = (f: (l: L) => number) => Math.round(10 * meanOf(windows, f)) / 10
+  return { ...windows[0]!, reqPerSec: Math.round(meanOf(windows, (l) => l.reqPerSec)), p50: tenth((l) => l.p50), p99: tenth((l) => l.p99), requests, statuses, ...cpu }
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
@@ -363,13 +369,12 @@ const main = async () => {
       const barePort = port + 50
       const bare = await startChild([process.execPath, "--import", "tsx", "bench/bare-http.ts"], { BARE_FILE: file }, async (p) => (await fetch(`http://127.0.0.1:${p}/`)).ok, barePort)
       await load(`http://127.0.0.1:${barePort}/healthz`, { connections: 64, duration: 2 })
-      const [[oursWindows, limitWindows], mem] = await withPeakRss(server!.pid!, () =>
-        alternating(
-          () => withCpu(server!.pid!, () => load(`${base}/healthz`, { connections: 64, duration: HALF })),
-          () => load(`http://127.0.0.1:${barePort}/healthz`, { connections: 64, duration: HALF }),
-        ),
+      const { ours, limits, mem } = await againstLimit(
+        server!.pid!,
+        (duration) => load(`${base}/healthz`, { connections: 64, duration }),
+        (duration) => load(`http://127.0.0.1:${barePort}/healthz`, { connections: 64, duration }),
       )
-      const [ours, limit] = [merged(oursWindows), merged(limitWindows)]
+      const limit = merged(limits)
       await stopChild(bare)
       results.healthz = { ours, bare: limit, peakRssMb: mem }
       rows.push({
@@ -404,13 +409,12 @@ const main = async () => {
         writeFileSync(file, bytes)
         const barePort = port + 50
         const bare = await startChild([process.execPath, "--import", "tsx", "bench/bare-server.ts"], { BARE_FILE: file }, async (p) => (await fetch(`http://127.0.0.1:${p}/`)).ok, barePort)
-        const [[oursWindows, limitWindows], mem] = await withPeakRss(pid, () =>
-          alternating(
-            () => withCpu(pid, () => load(base + path, { connections, token, duration: HALF })),
-            () => load(`http://127.0.0.1:${barePort}${path}`, { connections, duration: HALF }),
-          ),
+        const { ours, limits, mem } = await againstLimit(
+          pid,
+          (duration) => load(base + path, { connections, token, duration }),
+          (duration) => load(`http://127.0.0.1:${barePort}${path}`, { connections, duration }),
         )
-        const [ours, limit] = [merged(oursWindows), merged(limitWindows)]
+        const limit = merged(limits)
         await stopChild(bare)
         const okShare = (ours.statuses["200"] ?? 0) / Math.max(1, ours.requests)
         const key = `${name}${tag}${connections === 16 ? "" : `, ${connections} client`}`
@@ -429,17 +433,14 @@ const main = async () => {
       // server's CPU), which the c=16 row, measured first, paid alone (issue 13, stream C2).
       if (size === sizes[0]) await load(`${base}/meetings`, { connections: 16, method: "POST", token, body: createBody })
       for (const c of sizes.length > 1 ? [64] : [16, 64]) {
-        const [[oursWindows, limitWindows], mem] = await withPeakRss(pid, () =>
-          alternating(
-            () => withCpu(pid, () => load(`${base}/meetings`, { connections: c, method: "POST", token, body: createBody, duration: HALF })),
-            () => pgbenchCreates(sql, pg.url, c, HALF),
-          ),
+        const { ours, limits, mem } = await againstLimit(
+          pid,
+          (duration) => load(`${base}/meetings`, { connections: c, method: "POST", token, body: createBody, duration }),
+          (seconds) => pgbenchCreates(sql, pg.url, c, seconds),
         )
-        const ours = merged(oursWindows)
-        const failed = limitWindows.find((l) => "error" in l)
-        const limit = failed ?? {
-          tps: Math.round(limitWindows.reduce((t, l) => t + l.tps, 0) / limitWindows.length),
-          latencyAvgMs: Math.round((1000 * limitWindows.reduce((t, l) => t + l.latencyAvgMs, 0)) / limitWindows.length) / 1000,
+        const limit = limits.find((l) => "error" in l) ?? {
+          tps: Math.round(meanOf(limits, (l) => l.tps)),
+          latencyAvgMs: Math.round(1000 * meanOf(limits, (l) => l.latencyAvgMs)) / 1000,
         }
         const other = Object.entries(ours.statuses).filter(([k]) => k !== "201").map(([k, n]) => `${n} x ${k}`).join(", ")
         results[`create c${c}${tag}`] = { ours, pgbench: limit, peakRssMb: mem }
