@@ -2,18 +2,15 @@ import { getTableColumns, type Table } from "drizzle-orm"
 import type { Sql } from "postgres"
 import { newBookingRecord, newSlotRecords, type BookingExtras } from "../../core/booking/meeting.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
-import { tickRank } from "../../core/booking/timeline.ts"
 import { ticksToSchedule } from "../../core/booking/tick-schedule.ts"
 import type { Transitioned } from "../../core/booking/transitions.ts"
 import type { FirstTicks, InsertedBooking } from "../../core/ports/booking-store.ts"
 import { historyValues } from "./booking-repo.ts"
-import { wakeAfterCommit, type Db } from "./database.ts"
+import { EPOCH_MS, wakeAfterCommit, type Db } from "./database.ts"
 import { OUTBOX_CHANNEL, outboxValues } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable, outboxEventsTable } from "./tables/bookings.ts"
-import { TICKS_CHANNEL } from "./tick-store.ts"
+import { firstTickRows, TICKS_CHANNEL, type FirstTickRow } from "./tick-store.ts"
 
-/** The timestamptz of an expression in epoch milliseconds (exact for whole milliseconds). */
-export const EPOCH_MS = (ms: string): string => `(timestamptz 'epoch' + ${ms} * interval '1 millisecond')`
 
 /**
  * `insert into <table> (<columns>) select <the same> from <source>, json_to_recordset(<param>) <tail>`:
@@ -50,12 +47,15 @@ const SLOTS = insertFromJson(bookingSlotsTable, "booking_slots", "b", "$3")
 const HISTORIES = insertFromJson(bookingHistoriesTable, "booking_histories", "b", "$4")
 const EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5", " returning project_id, type")
 
-/** The first ticks ($6, JSON rows) of the bookings CTE `b` wrote; a tick already there is kept. */
+/**
+ * The first tick rows ($6, JSON: `firstTickRows`, a plan row for a single booking) of the
+ * bookings CTE `b` wrote; a tick already there is kept.
+ */
 export const TICKS_FROM_B = [
-  `insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)`,
-  `    select r.booking_id, r.occurrence_index, r.kind, r.rank, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.created_ms")}`,
+  `insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at, plan)`,
+  `    select r.booking_id, r.occurrence_index, r.kind, r.rank, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.due_ms")}, ${EPOCH_MS("r.created_ms")}, r.plan`,
   `    from b, json_to_recordset($6::text::json)`,
-  `      as r(booking_id text, occurrence_index integer, kind text, rank integer, due_ms float8, created_ms float8)`,
+  `      as r(booking_id text, occurrence_index integer, kind text, rank integer, due_ms float8, created_ms float8, plan jsonb)`,
   `    where r.booking_id = b.id on conflict (booking_id, kind, due_at) do nothing`,
 ].join("\n")
 
@@ -97,7 +97,7 @@ export interface CreateRows {
   readonly slots: ReturnType<typeof newSlotRecords>
   readonly history: ReturnType<typeof historyValues>
   readonly events: ReturnType<typeof outboxValues>
-  readonly ticks: ReadonlyArray<{ booking_id: string; occurrence_index: number; kind: string; rank: number; due_ms: number; created_ms: number }>
+  readonly ticks: ReadonlyArray<FirstTickRow>
 }
 
 export const rowsOf = (
@@ -117,14 +117,7 @@ export const rowsOf = (
     slots: newSlotRecords(newId, b, occurrences),
     history: historyValues(newId, b.id, created.history, undefined),
     events: outboxValues(newId, { projectId: b.projectId, bookingId: b.id, assetKind: b.assetKind }, created.events),
-    ticks: due.map((t) => ({
-      booking_id: t.bookingId,
-      occurrence_index: t.occurrenceIndex,
-      kind: t.kind,
-      rank: tickRank[t.kind],
-      due_ms: t.dueAt,
-      created_ms: now,
-    })),
+    ticks: firstTickRows(b.id, due, now, occurrences.length === 1),
   }
 }
 

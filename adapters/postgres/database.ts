@@ -278,6 +278,9 @@ export const pipeline = <T extends ReadonlyArray<Sendable<unknown>>>(
 ): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]["execute"]>> }> =>
   Promise.all(queries.map((q) => q.execute())) as never
 
+/** The timestamptz of an expression in epoch milliseconds (exact for whole milliseconds). */
+export const EPOCH_MS = (ms: string): string => `(timestamptz 'epoch' + ${ms} * interval '1 millisecond')`
+
 /** Rows of a raw `db.execute` result: postgres-js returns an array, PGlite `{ rows }`. */
 export const rowsOf = <T>(result: unknown): T[] =>
   (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[]

@@ -26,7 +26,9 @@ export const StoredStateReaderPostgres = Layer.effect(
         )
         const [all] = await execute<{ pending: number }>(
           db,
-          sql`select count(*)::int as pending from scheduled_ticks where state = 'pending'`,
+          // A plan row stands for its ticks (tables/scheduler.ts).
+          sql`select coalesce(sum(case when kind = 'plan' then jsonb_array_length(plan) else 1 end), 0)::int as pending
+              from scheduled_ticks where state = 'pending'`,
         )
         return {
           bookingsByStatus: Object.fromEntries(bookings.map((r) => [r.status, r.n])),

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm"
+import { sql, type SQL } from "drizzle-orm"
 import { Layer } from "effect"
 import type { Booking } from "../../core/booking/state.ts"
 import {
@@ -9,7 +9,8 @@ import {
 import type { BookingTick, LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
 import { TickStore } from "../../core/ports/tick-store.ts"
 import { ticksToSchedule } from "../../core/booking/tick-schedule.ts"
-import { execute, wakeAfterCommit, type Queryable } from "./database.ts"
+import { EPOCH_MS, execute, wakeAfterCommit, type Queryable } from "./database.ts"
+import type { PlannedTick } from "./tables/scheduler.ts"
 import { write } from "./unit-of-work.ts"
 
 /**
@@ -21,6 +22,79 @@ import { write } from "./unit-of-work.ts"
 export const TICKS_CHANNEL = "keyspace_ticks"
 
 const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The kind of a plan row: a new single booking's whole first schedule (tables/scheduler.ts). */
+export const PLAN_KIND = "plan"
+
+/** A first tick row as a create's statement writes it (JSON; epoch milliseconds). */
+export interface FirstTickRow {
+  readonly booking_id: string
+  readonly occurrence_index: number
+  readonly kind: string
+  readonly rank: number
+  readonly due_ms: number
+  readonly created_ms: number
+  /** The ticks of a plan row; null for a tick row. */
+  readonly plan: ReadonlyArray<PlannedTick> | null
+}
+
+/**
+ * The rows a create writes for its first ticks (`due`, in due order): a single booking's as one
+ * plan row when it has more than one (the row takes the earliest tick's time and rank), a
+ * series' one row per tick (its occurrences' ticks are replaced one occurrence at a time).
+ */
+export const firstTickRows = (
+  bookingId: string,
+  due: ReadonlyArray<BookingTick>,
+  now: number,
+  single: boolean,
+): ReadonlyArray<FirstTickRow> => {
+  const planned = due.map((t): PlannedTick => ({ occurrence_index: t.occurrenceIndex, kind: t.kind, rank: tickRank[t.kind], due_ms: t.dueAt }))
+  const first = planned[0]
+  if (single && first !== undefined && planned.length > 1)
+    return [{ booking_id: bookingId, occurrence_index: first.occurrence_index, kind: PLAN_KIND, rank: first.rank, due_ms: first.due_ms, created_ms: now, plan: planned }]
+  return planned.map((t) => ({ booking_id: bookingId, ...t, created_ms: now, plan: null }))
+}
+
+/** A planned tick's due time (`r`, a row of the plan) as a timestamptz. */
+const DUE = sql.raw(EPOCH_MS("r.due_ms"))
+
+/**
+ * Turns the pending plan rows `which` selects (a subquery of ids) into their tick rows, in the
+ * caller's transaction; a tick already there is kept. Returns how many plans it expanded.
+ */
+const expandPlans = async (tx: Queryable, which: SQL): Promise<number> => {
+  const [row] = await execute<{ plans: number }>(
+    tx,
+    sql`with p as (
+          delete from scheduled_ticks where id in (${which}) and state = 'pending' and kind = ${PLAN_KIND}
+          returning booking_id, created_at, plan),
+        i as (
+          insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)
+          select p.booking_id, r.occurrence_index, r.kind, r.rank, ${DUE}, ${DUE}, p.created_at
+          from p, jsonb_to_recordset(p.plan) as r(occurrence_index integer, kind text, rank integer, due_ms float8)
+          on conflict (booking_id, kind, due_at) do nothing)
+        select count(*)::int as plans from p`,
+  )
+  return Number(row?.plans ?? 0)
+}
+
+/**
+ * Expands up to `limit` plans due at `now`, earliest first, skipping those another worker is
+ * expanding. A claim never passes a pending plan (claimDueTicks), so ticks fire in due order
+ * across bookings whichever row shape they were written in.
+ */
+export const expandDuePlans = (tx: Queryable, now: number, limit: number): Promise<number> =>
+  expandPlans(
+    tx,
+    sql`select id from scheduled_ticks
+        where state = 'pending' and kind = ${PLAN_KIND} and run_at <= ${iso(now)}::timestamptz
+        order by run_at, rank limit ${limit} for update skip locked`,
+  )
+
+/** Expands a booking's plan, if it has one (the Temporal ledger's first step). */
+const expandPlanOf = (tx: Queryable, bookingId: string): Promise<number> =>
+  expandPlans(tx, sql`select id from scheduled_ticks where booking_id = ${bookingId} and state = 'pending' and kind = ${PLAN_KIND}`)
 
 /** The timeline view of a stored booking (one occurrence: the booking's current times). */
 export const timelineBookingOf = (
@@ -159,7 +233,9 @@ interface ClaimRow {
  * Claims up to `limit` pending ticks runnable at `now`, in due order, locking them for the
  * caller's transaction. SKIP LOCKED lets several processes claim disjoint rows concurrently.
  * The order is exactly the partial index's (run_at, rank): an index scan that stops at
- * `limit`, whatever the number of pending ticks (no sort over the backlog).
+ * `limit`, whatever the number of pending ticks (no sort over the backlog). Plan rows are not
+ * ticks: none is claimed, and no tick due at or after a pending plan's time (expandDuePlans
+ * first), each tested on the plans' own index.
  */
 export const claimDueTicks = async (
   tx: Queryable,
@@ -170,8 +246,10 @@ export const claimDueTicks = async (
     tx,
     sql`select id, booking_id, occurrence_index, kind, attempts,
           (extract(epoch from due_at) * 1000)::float8 as due_ms
-        from scheduled_ticks
-        where state = 'pending' and run_at <= ${iso(now)}::timestamptz
+        from scheduled_ticks t
+        where state = 'pending' and run_at <= ${iso(now)}::timestamptz and kind <> ${PLAN_KIND}
+          and not exists (select 1 from scheduled_ticks p
+            where p.state = 'pending' and p.kind = ${PLAN_KIND} and (p.run_at, p.rank) <= (t.run_at, t.rank))
         order by run_at, rank
         limit ${limit}
         for update skip locked`,
@@ -182,13 +260,15 @@ export const claimDueTicks = async (
 /**
  * The fired ledger: marks a tick done, inserting it if it was never scheduled here (Temporal
  * mode). Returns false when it had already fired, so the caller applies nothing: this is what
- * makes a retried activity or a second worker harmless.
+ * makes a retried activity or a second worker harmless. The booking's plan, if any, is
+ * expanded first: its ticks become rows of their own, so the plan does not stay pending.
  */
 export const markTickFired = async (
   tx: Queryable,
   tick: BookingTick,
   at: number,
 ): Promise<boolean> => {
+  await expandPlanOf(tx, tick.bookingId)
   const rows = await execute<{ id: unknown }>(
     tx,
     sql`insert into scheduled_ticks

@@ -10,6 +10,7 @@ import {
   claimTickById,
   unmarkTickFired,
   countRunnable,
+  expandDuePlans,
   markClaimedTickFired,
   nextRunAt,
   recordTickFailure,
@@ -88,9 +89,12 @@ export const makeEmbeddedScheduler = (
   /**
    * One batch in one transaction (the fast path: no savepoint per tick). If any tick throws,
    * the batch rolls back and its ticks are re-run one transaction each, so the failing tick
-   * is isolated, recorded and retried later while its neighbours are applied.
+   * is isolated, recorded and retried later while its neighbours are applied. Due plans are
+   * expanded first, committed on their own: a failing tick of an expanded plan is then a row
+   * the slow path can claim and record. Returns [applied, claimed + expanded plans].
    */
   const runBatch = async (now: number, stepped: boolean): Promise<[number, number]> => {
+    const plans = await expandDuePlans(db.db, now, batchSize)
     let applied: Array<[BookingTick, TickOutcome, number]> = []
     let claimed: Array<ClaimedTick> = []
     try {
@@ -112,7 +116,7 @@ export const makeEmbeddedScheduler = (
       }
     }
     for (const [tick, outcome, at] of applied) options.onApplied?.(tick, outcome, at)
-    return [applied.length, claimed.length]
+    return [applied.length, claimed.length + plans]
   }
 
   /** Ledger, then effect, in the caller's transaction; undefined = nothing applied. */

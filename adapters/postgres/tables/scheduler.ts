@@ -1,6 +1,14 @@
 import { sql } from "drizzle-orm"
-import { bigserial, index, integer, pgTable, smallint, text, uniqueIndex } from "drizzle-orm/pg-core"
+import { bigserial, index, integer, jsonb, pgTable, smallint, text, uniqueIndex } from "drizzle-orm/pg-core"
 import { instant, oid } from "./columns.ts"
+
+/** One tick of a plan row (epoch milliseconds; the row gives the booking and created_at). */
+export interface PlannedTick {
+  readonly occurrence_index: number
+  readonly kind: string
+  readonly rank: number
+  readonly due_ms: number
+}
 
 /**
  * Durable lifecycle ticks (spec "Scheduler ticks"), one row per (booking, kind, due time).
@@ -13,6 +21,11 @@ import { instant, oid } from "./columns.ts"
  * - `due_at` is the tick's logical time (what the event reports); `run_at` is when a worker
  *   may next try it (equal to due_at, later after a failed attempt).
  * - `rank` orders ticks due at the same instant (core/booking/timeline.ts compareTicks).
+ * - A `plan` row (kind `plan`) stands for a new single booking's whole first schedule: one row
+ *   instead of five at create (the tick rows were half of a create's index entries, issue 13
+ *   session 9). Its `due_at`, `run_at` and `rank` are those of its earliest tick, its `plan`
+ *   column the ticks; a worker turns it into those rows before claiming anything due after it
+ *   (tick-store.ts, `expandDuePlans`), so ticks still fire one by one, in due order.
  */
 export const scheduledTicksTable = pgTable(
   "scheduled_ticks",
@@ -31,6 +44,8 @@ export const scheduledTicksTable = pgTable(
     lastError: text("last_error"),
     firedAt: instant("fired_at"),
     createdAt: instant("created_at").notNull(),
+    /** The ticks a `plan` row stands for (PlannedTick[]); null on every other row. */
+    plan: jsonb("plan").$type<ReadonlyArray<PlannedTick>>(),
   },
   (t) => [
     uniqueIndex("scheduled_ticks_booking_kind_due_uq").on(t.bookingId, t.kind, t.dueAt),
@@ -38,5 +53,9 @@ export const scheduledTicksTable = pgTable(
     index("scheduled_ticks_pending_run_idx")
       .on(t.runAt, t.rank)
       .where(sql`state = 'pending'`),
+    // The pending plans in due order: what a claim must expand first, found without a scan.
+    index("scheduled_ticks_pending_plan_idx")
+      .on(t.runAt, t.rank)
+      .where(sql`state = 'pending' and kind = 'plan'`),
   ],
 )

@@ -1,0 +1,107 @@
+import { sql } from "drizzle-orm"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { execute } from "../../../adapters/postgres/database.ts"
+import { claimDueTicks, expandDuePlans, markTickFired, type ClaimedTick } from "../../../adapters/postgres/tick-store.ts"
+import { startHarness, type Harness } from "../../support/harness.ts"
+import { book, setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
+
+/**
+ * Spec "Scheduler ticks" on PostgreSQL, where a new single booking's first schedule is one plan
+ * row (adapters/postgres/tables/scheduler.ts): the ticks it stands for fire exactly as tick rows
+ * would, one by one and in one due order with every other booking's.
+ */
+describe("plan rows on PostgreSQL", () => {
+  let h: Harness
+  let w: SchedulerWorld
+  beforeAll(async () => {
+    h = await startHarness("postgres", {}, { background: false })
+    w = await setUpSchedulerWorld(h)
+  })
+  afterAll(async () => h?.close())
+
+  const db = () => h.booted.services.database.db
+  // Long before the harness clock: the booked meeting's plan (a later due time) holds back none of these.
+  const at = (minutes: number) => Date.parse("2001-03-05T09:00:00Z") + minutes * 60_000
+  const ts = (ms: number) => new Date(ms).toISOString()
+  const rowsOf = (bookingId: string) =>
+    execute<{ kind: string; state: string; due: string; ticks: number | null }>(
+      db(),
+      sql`select kind, state, to_char(due_at at time zone 'UTC', 'HH24:MI') as due, jsonb_array_length(plan) as ticks
+          from scheduled_ticks where booking_id = ${bookingId} order by due_at, rank`,
+    )
+  /** A plan row as a create writes it: its earliest tick's time and rank, the ticks in `plan`. */
+  const insertPlan = (bookingId: string, ticks: ReadonlyArray<{ kind: string; rank: number; minutes: number }>) =>
+    db().execute(sql`insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at, plan)
+      values (${bookingId}, 0, 'plan', ${ticks[0]!.rank}, ${ts(at(ticks[0]!.minutes))}::timestamptz,
+        ${ts(at(ticks[0]!.minutes))}::timestamptz, ${ts(at(-60))}::timestamptz,
+        ${JSON.stringify(ticks.map((t) => ({ occurrence_index: 0, kind: t.kind, rank: t.rank, due_ms: at(t.minutes) })))}::jsonb)`)
+  const insertTick = (bookingId: string, kind: string, rank: number, minutes: number) =>
+    db().execute(sql`insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)
+      values (${bookingId}, 0, ${kind}, ${rank}, ${ts(at(minutes))}::timestamptz, ${ts(at(minutes))}::timestamptz, ${ts(at(-60))}::timestamptz)`)
+
+  it("a single booking's first ticks are written as one plan row standing for all of them", async () => {
+    const m = await book(h, w, { room: "std" }, "10:00", "11:00", 3)
+    const rows = await rowsOf(m._id)
+    expect(rows).toEqual([{ kind: "plan", state: "pending", due: rows[0]!.due, ticks: 5 }])
+    const [plan] = await execute<{ kinds: string[] }>(
+      db(),
+      sql`select array(select x->>'kind' from jsonb_array_elements(plan) as x) as kinds from scheduled_ticks where booking_id = ${m._id}`,
+    )
+    expect(plan!.kinds).toEqual(["pre-start", "post-start-warn", "post-start-expire", "pre-end", "end"])
+  })
+
+  it("no tick due at or after a pending plan's time is claimed until the plan is expanded; then all fire in one due order", async () => {
+    await insertPlan("plan-x", [
+      { kind: "pre-start", rank: 3, minutes: 10 },
+      { kind: "end", rank: 2, minutes: 30 },
+    ])
+    await insertTick("tick-y", "pre-start", 3, 20)
+    await insertTick("tick-z", "pre-start", 3, 5)
+    // A claim only locks its rows: they stay pending once its transaction ends.
+    const claimed = (now: number, label: (t: ClaimedTick) => string) =>
+      db().transaction(async (tx) => (await claimDueTicks(tx, now, 10)).filter((t) => /^(plan|tick)-/.test(t.bookingId)).map(label))
+    expect(await claimed(at(40), (t) => `${t.bookingId}:${t.kind}`)).toEqual(["tick-z:pre-start"])
+    expect(await expandDuePlans(db(), at(40), 10)).toBe(1)
+    expect(await claimed(at(40), (t) => `${t.bookingId}:${t.kind}:${t.dueAt - at(0)}`)).toEqual([
+      `tick-z:pre-start:${5 * 60_000}`,
+      `plan-x:pre-start:${10 * 60_000}`,
+      `tick-y:pre-start:${20 * 60_000}`,
+      `plan-x:end:${30 * 60_000}`,
+    ])
+    expect(await rowsOf("plan-x")).toEqual([
+      { kind: "pre-start", state: "pending", due: "09:10", ticks: null },
+      { kind: "end", state: "pending", due: "09:30", ticks: null },
+    ])
+  })
+
+  it("a plan not yet due is left alone, and holds back no tick due before it", async () => {
+    await insertPlan("plan-later", [
+      { kind: "pre-start", rank: 3, minutes: 120 },
+      { kind: "end", rank: 2, minutes: 180 },
+    ])
+    await insertTick("tick-soon", "end", 2, 100)
+    expect(await expandDuePlans(db(), at(110), 10)).toBe(0)
+    const claimed = await db().transaction(async (tx) =>
+      (await claimDueTicks(tx, at(110), 10)).filter((t) => /^(plan|tick)-/.test(t.bookingId)).map((t) => t.bookingId),
+    )
+    expect(claimed).toContain("tick-soon")
+    expect((await rowsOf("plan-later")).map((r) => r.kind)).toEqual(["plan"])
+  })
+
+  it("the fired ledger (Temporal activities) expands the booking's plan: its other ticks stay pending rows", async () => {
+    await insertPlan("plan-ledger", [
+      { kind: "pre-start", rank: 3, minutes: 200 },
+      { kind: "post-start-expire", rank: 1, minutes: 215 },
+      { kind: "end", rank: 2, minutes: 260 },
+    ])
+    const fired = await db().transaction((tx) =>
+      markTickFired(tx, { bookingId: "plan-ledger", occurrenceIndex: 0, kind: "pre-start", dueAt: at(200) }, at(200)),
+    )
+    expect(fired).toBe(true)
+    expect(await rowsOf("plan-ledger")).toEqual([
+      { kind: "pre-start", state: "done", due: "12:20", ticks: null },
+      { kind: "post-start-expire", state: "pending", due: "12:35", ticks: null },
+      { kind: "end", state: "pending", due: "13:20", ticks: null },
+    ])
+  })
+})
