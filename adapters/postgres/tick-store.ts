@@ -25,6 +25,12 @@ const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** The kind of a plan row: a new single booking's whole first schedule (tables/scheduler.ts). */
 export const PLAN_KIND = "plan"
+/**
+ * The same as a literal in the statement text, never a parameter: a prepared statement's
+ * generic plan can use the partial index `scheduled_ticks_pending_plan_idx` (kind = 'plan')
+ * only when its predicate names the literal.
+ */
+const PLAN = sql.raw(`'${PLAN_KIND}'`)
 
 /** A first tick row as a create's statement writes it (JSON; epoch milliseconds). */
 export interface FirstTickRow {
@@ -39,9 +45,10 @@ export interface FirstTickRow {
 }
 
 /**
- * The rows a create writes for its first ticks (`due`, in due order): a single booking's as one
- * plan row when it has more than one (the row takes the earliest tick's time and rank), a
- * series' one row per tick (its occurrences' ticks are replaced one occurrence at a time).
+ * The rows a create writes for its first ticks (`due`, in due order): those of a booking with
+ * one occurrence as one plan row when there is more than one (the row takes the earliest
+ * tick's time and rank); with several occurrences one row per tick (their ticks are replaced
+ * one occurrence at a time).
  */
 export const firstTickRows = (
   bookingId: string,
@@ -67,7 +74,7 @@ const expandPlans = async (tx: Queryable, which: SQL): Promise<number> => {
   const [row] = await execute<{ plans: number }>(
     tx,
     sql`with p as (
-          delete from scheduled_ticks where id in (${which}) and state = 'pending' and kind = ${PLAN_KIND}
+          delete from scheduled_ticks where id in (${which}) and state = 'pending' and kind = ${PLAN}
           returning booking_id, created_at, plan),
         i as (
           insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)
@@ -79,22 +86,47 @@ const expandPlans = async (tx: Queryable, which: SQL): Promise<number> => {
   return Number(row?.plans ?? 0)
 }
 
+/** What `expandDuePlans` did. */
+export interface PlansExpanded {
+  readonly expanded: number
+  /** Plans PostgreSQL refused to expand, now `failed` (they no longer hold back any tick). */
+  readonly failed: ReadonlyArray<{ readonly bookingId: string; readonly error: string }>
+}
+
 /**
  * Expands up to `limit` plans due at `now`, earliest first, skipping those another worker is
- * expanding. A claim never passes a pending plan (claimDueTicks), so ticks fire in due order
- * across bookings whichever row shape they were written in.
+ * expanding; outside any transaction (each statement commits). A claim never passes a pending
+ * plan (claimDueTicks), so ticks fire in due order across bookings whichever row shape they
+ * were written in. If the statement fails, each plan is expanded alone and one that still
+ * fails is marked `failed` with its error, as a tick is after its last attempt: one bad plan
+ * must not hold back every tick due after it.
  */
-export const expandDuePlans = (tx: Queryable, now: number, limit: number): Promise<number> =>
-  expandPlans(
-    tx,
-    sql`select id from scheduled_ticks
-        where state = 'pending' and kind = ${PLAN_KIND} and run_at <= ${iso(now)}::timestamptz
-        order by run_at, rank limit ${limit} for update skip locked`,
-  )
+export const expandDuePlans = async (db: Queryable, now: number, limit: number): Promise<PlansExpanded> => {
+  const due = (columns: SQL, lock: SQL) => sql`select ${columns} from scheduled_ticks
+    where state = 'pending' and kind = ${PLAN} and run_at <= ${iso(now)}::timestamptz
+    order by run_at, rank limit ${limit} ${lock}`
+  try {
+    return { expanded: await expandPlans(db, due(sql`id`, sql`for update skip locked`)), failed: [] }
+  } catch {
+    let expanded = 0
+    const failed: Array<{ bookingId: string; error: string }> = []
+    for (const { id, booking_id } of await execute<{ id: number; booking_id: string }>(db, due(sql`id, booking_id`, sql``))) {
+      try {
+        expanded += await expandPlans(db, sql`select ${id}::bigint`)
+      } catch (e) {
+        const error = e instanceof Error ? e.message : String(e)
+        await db.execute(sql`update scheduled_ticks set state = 'failed', attempts = attempts + 1, last_error = ${error.slice(0, 2000)}
+          where id = ${id} and state = 'pending'`)
+        failed.push({ bookingId: booking_id, error })
+      }
+    }
+    return { expanded, failed }
+  }
+}
 
 /** Expands a booking's plan, if it has one (the Temporal ledger's first step). */
 const expandPlanOf = (tx: Queryable, bookingId: string): Promise<number> =>
-  expandPlans(tx, sql`select id from scheduled_ticks where booking_id = ${bookingId} and state = 'pending' and kind = ${PLAN_KIND}`)
+  expandPlans(tx, sql`select id from scheduled_ticks where booking_id = ${bookingId} and state = 'pending' and kind = ${PLAN}`)
 
 /** The timeline view of a stored booking (one occurrence: the booking's current times). */
 export const timelineBookingOf = (
@@ -165,6 +197,7 @@ export const replaceTicks = async (
   if (occurrences === undefined) {
     await dropBookingTicks(tx, bookingId)
   } else if (occurrences.length > 0) {
+    await holdPlanOf(tx, bookingId)
     const list = sql.join(
       occurrences.map((o) => sql`${o}`),
       sql`, `,
@@ -203,8 +236,19 @@ export const ticksInsert = (
     on conflict (booking_id, kind, due_at) do nothing`)
 }
 
+/**
+ * Waits for a worker expanding the booking's plan, and keeps workers off it from now on: the
+ * delete that follows is a new statement, so it sees the ticks an expansion committed meanwhile
+ * (a delete already waiting on the plan row would skip the row and miss them).
+ */
+const holdPlanOf = async (tx: Queryable, bookingId: string): Promise<void> => {
+  await tx.execute(sql`select id from scheduled_ticks
+    where booking_id = ${bookingId} and state = 'pending' and kind = ${PLAN} for update`)
+}
+
 /** Drops every pending tick of a booking (cancel, check-out, reject, any terminal state). */
 export const dropBookingTicks = async (tx: Queryable, bookingId: string): Promise<void> => {
+  await holdPlanOf(tx, bookingId)
   await tx.execute(
     sql`delete from scheduled_ticks where booking_id = ${bookingId} and state = 'pending'`,
   )
@@ -247,9 +291,9 @@ export const claimDueTicks = async (
     sql`select id, booking_id, occurrence_index, kind, attempts,
           (extract(epoch from due_at) * 1000)::float8 as due_ms
         from scheduled_ticks t
-        where state = 'pending' and run_at <= ${iso(now)}::timestamptz and kind <> ${PLAN_KIND}
+        where state = 'pending' and run_at <= ${iso(now)}::timestamptz and kind <> ${PLAN}
           and not exists (select 1 from scheduled_ticks p
-            where p.state = 'pending' and p.kind = ${PLAN_KIND} and (p.run_at, p.rank) <= (t.run_at, t.rank))
+            where p.state = 'pending' and p.kind = ${PLAN} and (p.run_at, p.rank) <= (t.run_at, t.rank))
         order by run_at, rank
         limit ${limit}
         for update skip locked`,

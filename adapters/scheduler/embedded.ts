@@ -95,6 +95,7 @@ export const makeEmbeddedScheduler = (
    */
   const runBatch = async (now: number, stepped: boolean): Promise<[number, number]> => {
     const plans = await expandDuePlans(db.db, now, batchSize)
+    for (const { bookingId, error } of plans.failed) log.log("error", "scheduler plan failed", { bookingId, error })
     let applied: Array<[BookingTick, TickOutcome, number]> = []
     let claimed: Array<ClaimedTick> = []
     try {
@@ -116,7 +117,7 @@ export const makeEmbeddedScheduler = (
       }
     }
     for (const [tick, outcome, at] of applied) options.onApplied?.(tick, outcome, at)
-    return [applied.length, claimed.length + plans]
+    return [applied.length, claimed.length + plans.expanded + plans.failed.length]
   }
 
   /** Ledger, then effect, in the caller's transaction; undefined = nothing applied. */

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { execute } from "../../../adapters/postgres/database.ts"
-import { claimDueTicks, expandDuePlans, markTickFired, type ClaimedTick } from "../../../adapters/postgres/tick-store.ts"
+import { claimDueTicks, dropBookingTicks, expandDuePlans, markTickFired, type ClaimedTick } from "../../../adapters/postgres/tick-store.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 import { book, setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
 
@@ -18,6 +18,10 @@ describe("plan rows on PostgreSQL", () => {
     w = await setUpSchedulerWorld(h)
   })
   afterAll(async () => h?.close())
+  // Each test's own rows only (the booked meeting's plan is due years after these).
+  beforeEach(async () => {
+    await db().execute(sql`delete from scheduled_ticks where booking_id like 'plan-%' or booking_id like 'tick-%'`)
+  })
 
   const db = () => h.booted.services.database.db
   // Long before the harness clock: the booked meeting's plan (a later due time) holds back none of these.
@@ -61,7 +65,7 @@ describe("plan rows on PostgreSQL", () => {
     const claimed = (now: number, label: (t: ClaimedTick) => string) =>
       db().transaction(async (tx) => (await claimDueTicks(tx, now, 10)).filter((t) => /^(plan|tick)-/.test(t.bookingId)).map(label))
     expect(await claimed(at(40), (t) => `${t.bookingId}:${t.kind}`)).toEqual(["tick-z:pre-start"])
-    expect(await expandDuePlans(db(), at(40), 10)).toBe(1)
+    expect(await expandDuePlans(db(), at(40), 10)).toEqual({ expanded: 1, failed: [] })
     expect(await claimed(at(40), (t) => `${t.bookingId}:${t.kind}:${t.dueAt - at(0)}`)).toEqual([
       `tick-z:pre-start:${5 * 60_000}`,
       `plan-x:pre-start:${10 * 60_000}`,
@@ -80,12 +84,53 @@ describe("plan rows on PostgreSQL", () => {
       { kind: "end", rank: 2, minutes: 180 },
     ])
     await insertTick("tick-soon", "end", 2, 100)
-    expect(await expandDuePlans(db(), at(110), 10)).toBe(0)
+    expect(await expandDuePlans(db(), at(110), 10)).toEqual({ expanded: 0, failed: [] })
     const claimed = await db().transaction(async (tx) =>
       (await claimDueTicks(tx, at(110), 10)).filter((t) => /^(plan|tick)-/.test(t.bookingId)).map((t) => t.bookingId),
     )
     expect(claimed).toContain("tick-soon")
     expect((await rowsOf("plan-later")).map((r) => r.kind)).toEqual(["plan"])
+  })
+
+  it("a cancel that meets its booking's plan being expanded waits for it and drops the expanded ticks too", async () => {
+    await insertPlan("plan-race", [
+      { kind: "pre-start", rank: 3, minutes: 300 },
+      { kind: "end", rank: 2, minutes: 360 },
+    ])
+    // A worker's expansion, held open: its plan row is deleted and its ticks inserted, uncommitted.
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    let expanded!: () => void
+    const expanding = new Promise<void>((r) => (expanded = r))
+    const worker = db().transaction(async (tx) => {
+      try {
+        expect(await expandDuePlans(tx, at(300), 10)).toEqual({ expanded: 1, failed: [] })
+      } finally {
+        expanded()
+      }
+      await held
+    })
+    await expanding
+    let dropped = false
+    const cancel = db().transaction((tx) => dropBookingTicks(tx, "plan-race")).then(() => (dropped = true))
+    await new Promise((r) => setTimeout(r, 200))
+    expect(dropped).toBe(false)
+    release()
+    await Promise.all([worker, cancel])
+    expect(await rowsOf("plan-race")).toEqual([])
+  })
+
+  it("a plan PostgreSQL refuses to expand is marked failed and holds back no tick due after it", async () => {
+    await db().execute(sql`insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at, plan)
+      values ('plan-bad', 0, 'plan', 3, ${ts(at(400))}::timestamptz, ${ts(at(400))}::timestamptz, ${ts(at(-60))}::timestamptz,
+        '[{"occurrence_index": 0, "kind": "pre-start", "rank": 3, "due_ms": null}]'::jsonb)`)
+    await insertTick("tick-after-bad", "end", 2, 410)
+    const result = await expandDuePlans(db(), at(420), 10)
+    expect(result.expanded).toBe(0)
+    expect(result.failed.map((f) => f.bookingId)).toEqual(["plan-bad"])
+    expect((await rowsOf("plan-bad")).map((r) => r.state)).toEqual(["failed"])
+    const claimed = await db().transaction(async (tx) => (await claimDueTicks(tx, at(420), 10)).map((t) => t.bookingId))
+    expect(claimed).toContain("tick-after-bad")
   })
 
   it("the fired ledger (Temporal activities) expands the booking's plan: its other ticks stay pending rows", async () => {
