@@ -277,9 +277,14 @@ interface ClaimRow {
  * Claims up to `limit` pending ticks runnable at `now`, in due order, locking them for the
  * caller's transaction. SKIP LOCKED lets several processes claim disjoint rows concurrently.
  * The order is exactly the partial index's (run_at, rank): an index scan that stops at
- * `limit`, whatever the number of pending ticks (no sort over the backlog). Plan rows are not
- * ticks: none is claimed, and no tick due at or after a pending plan's time (expandDuePlans
- * first), each tested on the plans' own index.
+ * `limit`, whatever the number of pending ticks (no sort over the backlog).
+ *
+ * - Only a booking's earliest pending tick: with a backlog, a second worker that skipped a
+ *   booking's locked reminder would otherwise claim its end, and the end's transition would drop
+ *   the reminder its first worker then deferred (the booking was locked by the end): a tick
+ *   lost, found by two-workers.test.ts. The next tick is claimed once the earlier one is done.
+ * - Plan rows are not ticks: none is claimed, and no tick at or after a pending plan's
+ *   (run_at, rank) (expandDuePlans first), tested on the plans' own index.
  */
 export const claimDueTicks = async (
   tx: Queryable,
@@ -294,6 +299,8 @@ export const claimDueTicks = async (
         where state = 'pending' and run_at <= ${iso(now)}::timestamptz and kind <> ${PLAN}
           and not exists (select 1 from scheduled_ticks p
             where p.state = 'pending' and p.kind = ${PLAN} and (p.run_at, p.rank) <= (t.run_at, t.rank))
+          and not exists (select 1 from scheduled_ticks e
+            where e.booking_id = t.booking_id and e.state = 'pending' and (e.run_at, e.rank) < (t.run_at, t.rank))
         order by run_at, rank
         limit ${limit}
         for update skip locked`,

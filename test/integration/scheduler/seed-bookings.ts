@@ -25,6 +25,11 @@ export interface SeedOptions {
   }
   /** Distinguishes the ids of several seeds in one database (one hex digit). */
   readonly idPrefix?: string
+  /**
+   * Each booking's ticks as one plan row when it has more than one, as a create writes them on
+   * PostgreSQL (adapters/postgres/tick-store.ts, firstTickRows); else one row per tick.
+   */
+  readonly asPlans?: boolean
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -76,8 +81,20 @@ const seed = async (db: Db, o: SeedOptions): Promise<number> => {
   if (c.preEndMinutes >= 0)
     kinds.push(sql`select id, 'pre-end', 5, end_at - ${min(c.preEndMinutes)} from seed_plan where end_at - ${min(c.preEndMinutes)} >= start_at`)
   kinds.push(sql`select id, 'end', 2, end_at from seed_plan`)
-  await db.execute(sql`
-    insert into scheduled_ticks (booking_id, kind, rank, due_at, run_at, created_at)
-    select t.id, t.kind, t.rank, t.due, t.due, ${iso(o.createdAt)}::timestamptz from (${sql.join(kinds, sql` union all `)}) as t(id, kind, rank, due)`)
+  const ticks = sql`(${sql.join(kinds, sql` union all `)}) as t(id, kind, rank, due)`
+  if (o.asPlans)
+    await db.execute(sql`
+      insert into scheduled_ticks (booking_id, kind, rank, due_at, run_at, created_at, plan)
+      select p.id, case when p.n > 1 then 'plan' else p.first->>'kind' end, (p.first->>'rank')::int, p.due, p.due,
+        ${created}, case when p.n > 1 then p.plan end
+      from (select t.id, count(*) as n, min(t.due) as due,
+              (array_agg(jsonb_build_object('kind', t.kind, 'rank', t.rank) order by t.due, t.rank))[1] as first,
+              jsonb_agg(jsonb_build_object('occurrence_index', 0, 'kind', t.kind, 'rank', t.rank,
+                'due_ms', extract(epoch from t.due) * 1000) order by t.due, t.rank) as plan
+            from ${ticks} group by t.id) as p`)
+  else
+    await db.execute(sql`
+      insert into scheduled_ticks (booking_id, kind, rank, due_at, run_at, created_at)
+      select t.id, t.kind, t.rank, t.due, t.due, ${created} from ${ticks}`)
   return o.roomIds.length * o.perRoom
 }

@@ -94,4 +94,52 @@ describe("two scheduler workers on one PostgreSQL", () => {
     )
     expect(statuses!.done).toBe(1000)
   }, 120_000)
+  // Two ticks per booking (pre-end, end), due in one backlog: a worker must never apply a
+  // booking's end while another holds its reminder (claimDueTicks: a booking's earliest only).
+  it.each([
+    ["tick rows", false, "c", "19:00"],
+    ["plan rows", true, "d", "21:10"],
+  ] as const)("500 bookings' pre-end and end ticks written as %s: every tick is applied exactly once, in order, between two workers", async (_shape, asPlans, prefix, from) => {
+    const roomIds = Array.from({ length: 20 }, (_, i) => w.ids.rooms[`r${i}`] as string)
+    // After the first test's slots (10:00-18:20), in the same rooms.
+    const seeded = await seedBookings(a.booted.services.database.db, {
+      projectId: w.ids.id,
+      appRowId: w.app,
+      roomIds,
+      perRoom: 25,
+      firstStart: Date.parse(local(from)),
+      durationMin: 5,
+      createdAt: Date.parse(CLOCK_START),
+      meetingConfig: { ...DISABLED, preEndMinutes: 2 },
+      idPrefix: prefix,
+      asPlans,
+    })
+    expect(seeded).toBe(500)
+    const db = a.booted.services.database.db
+    const [plans] = await execute<{ n: number }>(db, sql`select count(*)::int as n from scheduled_ticks where kind = 'plan' and booking_id like ${prefix + "%"}`)
+    expect(plans!.n).toBe(asPlans ? 500 : 0)
+
+    const applied: string[] = []
+    const schedulerOf = (booted: Booted) =>
+      makeEmbeddedScheduler(booted.services, applyTickFor(booted.services), {
+        batchSize: 20,
+        onApplied: (tick) => applied.push(`${tick.bookingId}:${tick.kind}`),
+      })
+    const until = Date.parse(local("23:59"))
+    await Promise.all([schedulerOf(a.booted).drainUntil(until), schedulerOf(b).drainUntil(until)])
+
+    const mine = applied.filter((t) => t.startsWith(prefix))
+    expect(mine).toHaveLength(1000)
+    expect(new Set(mine).size).toBe(1000)
+    // Each booking's reminder before its end.
+    expect(mine.filter((t, i) => t.endsWith(":end") && !mine.slice(0, i).includes(t.replace(":end", ":pre-end")))).toEqual([])
+    const [ticks] = await execute<{ done: number; pending: number; fired_twice: number }>(
+      db,
+      sql`select count(*) filter (where state = 'done')::int as done,
+                 count(*) filter (where state <> 'done')::int as pending,
+                 count(*) filter (where attempts > 1)::int as fired_twice
+          from scheduled_ticks where booking_id like ${prefix + "%"}`,
+    )
+    expect(ticks).toEqual({ done: 1000, pending: 0, fired_twice: 0 })
+  })
 })
