@@ -84,10 +84,15 @@ export const runSchedulerBench = async (options: SchedulerBenchOptions = {}): Pr
       durationMin: 30,
       createdAt: now,
       idPrefix: "a",
+      // As a create writes them on PostgreSQL: one plan row per booking (migration 0016).
+      asPlans: true,
     })
     await db.execute(sql`analyze bookings, booking_slots, scheduled_ticks`)
     const seedSeconds = (performance.now() - t0) / 1000
-    const [pending] = await execute<{ n: number }>(db, sql`select count(*)::int as n from scheduled_ticks where state = 'pending'`)
+    const [pending] = await execute<{ n: number }>(
+      db,
+      sql`select sum(case when kind = 'plan' then jsonb_array_length(plan) else 1 end)::int as n from scheduled_ticks where state = 'pending'`,
+    )
     print(`scheduler bench: ${scheduled} scheduled bookings, ${pending!.n} pending ticks (seeded in ${seedSeconds.toFixed(1)} s)`)
 
     // 2. Backlog: overdue bookings (started an hour ago, nobody came): reminder and warning are
@@ -100,6 +105,7 @@ export const runSchedulerBench = async (options: SchedulerBenchOptions = {}): Pr
       durationMin: 30,
       createdAt: minute - 3 * day,
       idPrefix: "b",
+      asPlans: true,
     })
     const heapBefore = process.memoryUsage().heapUsed
     let transitions = 0
