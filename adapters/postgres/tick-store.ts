@@ -9,7 +9,7 @@ import {
 import type { BookingTick, LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
 import { TickStore } from "../../core/ports/tick-store.ts"
 import { ticksToSchedule } from "../../core/booking/tick-schedule.ts"
-import { EPOCH_MS, execute, wakeAfterCommit, type Queryable } from "./database.ts"
+import { EPOCH_MS, execute, pgErrorOf, wakeAfterCommit, type Queryable } from "./database.ts"
 import type { PlannedTick } from "./tables/scheduler.ts"
 import { write } from "./unit-of-work.ts"
 
@@ -94,27 +94,37 @@ export interface PlansExpanded {
 }
 
 /**
+ * Whether PostgreSQL refused a plan's own content (data exception or constraint violation,
+ * SQLSTATE classes 22 and 23): retrying cannot help. Anything else (a full disk, a lost
+ * connection) may pass, and must not cost a booking its schedule.
+ */
+const refusesContent = (e: unknown): boolean => /^2[23]/.test(pgErrorOf(e)?.code ?? "")
+
+/**
  * Expands up to `limit` plans due at `now`, earliest first, skipping those another worker is
  * expanding; outside any transaction (each statement commits). A claim never passes a pending
  * plan (claimDueTicks), so ticks fire in due order across bookings whichever row shape they
- * were written in. If the statement fails, each plan is expanded alone and one that still
- * fails is marked `failed` with its error, as a tick is after its last attempt: one bad plan
- * must not hold back every tick due after it.
+ * were written in. If the statement fails because of a plan's content, each plan is expanded
+ * alone and one PostgreSQL still refuses is marked `failed` with its error, as a tick is after
+ * its last attempt: one bad plan must not hold back every tick due after it. Any other error
+ * is thrown (the worker logs it and tries again).
  */
 export const expandDuePlans = async (db: Queryable, now: number, limit: number): Promise<PlansExpanded> => {
-  const due = (columns: SQL, lock: SQL) => sql`select ${columns} from scheduled_ticks
+  const due = (columns: SQL) => sql`select ${columns} from scheduled_ticks
     where state = 'pending' and kind = ${PLAN} and run_at <= ${iso(now)}::timestamptz
-    order by run_at, rank limit ${limit} ${lock}`
+    order by run_at, rank limit ${limit} for update skip locked`
   try {
-    return { expanded: await expandPlans(db, due(sql`id`, sql`for update skip locked`)), failed: [] }
-  } catch {
+    return { expanded: await expandPlans(db, due(sql`id`)), failed: [] }
+  } catch (e) {
+    if (!refusesContent(e)) throw e
     let expanded = 0
     const failed: Array<{ bookingId: string; error: string }> = []
-    for (const { id, booking_id } of await execute<{ id: number; booking_id: string }>(db, due(sql`id, booking_id`, sql``))) {
+    for (const { id, booking_id } of await execute<{ id: number; booking_id: string }>(db, due(sql`id, booking_id`))) {
       try {
         expanded += await expandPlans(db, sql`select ${id}::bigint`)
-      } catch (e) {
-        const error = e instanceof Error ? e.message : String(e)
+      } catch (one) {
+        if (!refusesContent(one)) throw one
+        const error = one instanceof Error ? one.message : String(one)
         await db.execute(sql`update scheduled_ticks set state = 'failed', attempts = attempts + 1, last_error = ${error.slice(0, 2000)}
           where id = ${id} and state = 'pending'`)
         failed.push({ bookingId: booking_id, error })

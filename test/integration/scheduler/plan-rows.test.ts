@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { execute } from "../../../adapters/postgres/database.ts"
+import { execute, type Queryable } from "../../../adapters/postgres/database.ts"
 import { claimDueTicks, dropBookingTicks, expandDuePlans, markTickFired, type ClaimedTick } from "../../../adapters/postgres/tick-store.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 import { book, setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
@@ -133,6 +133,17 @@ describe("plan rows on PostgreSQL", () => {
     expect((await rowsOf("plan-bad")).map((r) => r.state)).toEqual(["failed"])
     const claimed = await db().transaction(async (tx) => (await claimDueTicks(tx, at(420), 10)).map((t) => t.bookingId))
     expect(claimed).toContain("tick-after-bad")
+  })
+
+  it("a plan whose expansion meets a fault other than its content (a lost connection) stays pending for the next try", async () => {
+    await insertPlan("plan-fault", [
+      { kind: "pre-start", rank: 3, minutes: 500 },
+      { kind: "end", rank: 2, minutes: 560 },
+    ])
+    const lost = { execute: () => Promise.reject(new Error("write ECONNRESET")) } as unknown as Queryable
+    await expect(expandDuePlans(lost, at(520), 10)).rejects.toThrow("ECONNRESET")
+    expect((await rowsOf("plan-fault")).map((r) => `${r.kind}:${r.state}`)).toEqual(["plan:pending"])
+    expect(await expandDuePlans(db(), at(520), 10)).toEqual({ expanded: 1, failed: [] })
   })
 
   it("the fired ledger (Temporal activities) expands the booking's plan: its other ticks stay pending rows", async () => {

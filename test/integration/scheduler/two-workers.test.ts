@@ -141,5 +141,5 @@ describe("two scheduler workers on one PostgreSQL", () => {
           from scheduled_ticks where booking_id like ${prefix + "%"}`,
     )
     expect(ticks).toEqual({ done: 1000, pending: 0, fired_twice: 0 })
-  })
+  }, 120_000)
 })
