@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm"
 import { Effect, Layer } from "effect"
 import { StoredStateReader } from "../observability/gauges.ts"
 import { execute } from "./database.ts"
+import { countPendingTicks } from "./tick-store.ts"
 import { read, SqlDatabase } from "./unit-of-work.ts"
 
 /** Stored-state gauges (bookings by status, deliveries by state, scheduler backlog) from PostgreSQL. */
@@ -24,16 +25,10 @@ export const StoredStateReaderPostgres = Layer.effect(
           db,
           sql`select min(due_at) as oldest from scheduled_ticks where state = 'pending' and due_at <= ${at.toISOString()}`,
         )
-        const [all] = await execute<{ pending: number }>(
-          db,
-          // A plan row stands for its ticks (tables/scheduler.ts).
-          sql`select coalesce(sum(case when kind = 'plan' then jsonb_array_length(plan) else 1 end), 0)::int as pending
-              from scheduled_ticks where state = 'pending'`,
-        )
         return {
           bookingsByStatus: Object.fromEntries(bookings.map((r) => [r.status, r.n])),
           deliveriesByState: Object.fromEntries(deliveries.map((r) => [r.state, r.n])),
-          pendingTicks: all?.pending ?? 0,
+          pendingTicks: await countPendingTicks(db),
           oldestDueAt: due?.oldest ? new Date(due.oldest).getTime() : undefined,
         }
       }).pipe(Effect.provideService(SqlDatabase, database))

@@ -33,12 +33,8 @@ export const PLAN_KIND = "plan"
 const PLAN = sql.raw(`'${PLAN_KIND}'`)
 
 /** A first tick row as a create's statement writes it (JSON; epoch milliseconds). */
-export interface FirstTickRow {
+export interface FirstTickRow extends PlannedTick {
   readonly booking_id: string
-  readonly occurrence_index: number
-  readonly kind: string
-  readonly rank: number
-  readonly due_ms: number
   readonly created_ms: number
   /** The ticks of a plan row; null for a tick row. */
   readonly plan: ReadonlyArray<PlannedTick> | null
@@ -60,7 +56,8 @@ export const firstTickRows = (
   const first = planned[0]
   if (single && first !== undefined && planned.length > 1)
     return [{ booking_id: bookingId, occurrence_index: first.occurrence_index, kind: PLAN_KIND, rank: first.rank, due_ms: first.due_ms, created_ms: now, plan: planned }]
-  return planned.map((t) => ({ booking_id: bookingId, ...t, created_ms: now, plan: null }))
+  // Named fields, not a spread (tick-schedule.ts says why).
+  return planned.map((t) => ({ booking_id: bookingId, occurrence_index: t.occurrence_index, kind: t.kind, rank: t.rank, due_ms: t.due_ms, created_ms: now, plan: null }))
 }
 
 /** A planned tick's due time (`r`, a row of the plan) as a timestamptz. */
@@ -426,6 +423,16 @@ export const nextRunAt = async (q: Queryable): Promise<number | undefined> => {
   )
   const next = rows[0]?.next_ms
   return next === null || next === undefined ? undefined : Number(next)
+}
+
+/** How many ticks are pending, a plan row counted as the ticks it stands for (the gauge, the bench). */
+export const countPendingTicks = async (q: Queryable): Promise<number> => {
+  const rows = await execute<{ n: number | string }>(
+    q,
+    sql`select coalesce(sum(case when kind = ${PLAN} then jsonb_array_length(plan) else 1 end), 0)::int as n
+        from scheduled_ticks where state = 'pending'`,
+  )
+  return Number(rows[0]?.n ?? 0)
 }
 
 /** How many pending ticks are runnable at `now` (locked ones included). */

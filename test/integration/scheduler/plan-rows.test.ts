@@ -39,6 +39,9 @@ describe("plan rows on PostgreSQL", () => {
       values (${bookingId}, 0, 'plan', ${ticks[0]!.rank}, ${ts(at(ticks[0]!.minutes))}::timestamptz,
         ${ts(at(ticks[0]!.minutes))}::timestamptz, ${ts(at(-60))}::timestamptz,
         ${JSON.stringify(ticks.map((t) => ({ occurrence_index: 0, kind: t.kind, rank: t.rank, due_ms: at(t.minutes) })))}::jsonb)`)
+  /** What a worker would claim at `now` of this file's rows; a claim only locks its rows, they stay pending. */
+  const claimed = (now: number, label: (t: ClaimedTick) => string) =>
+    db().transaction(async (tx) => (await claimDueTicks(tx, now, 10)).filter((t) => /^(plan|tick)-/.test(t.bookingId)).map(label))
   const insertTick = (bookingId: string, kind: string, rank: number, minutes: number) =>
     db().execute(sql`insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)
       values (${bookingId}, 0, ${kind}, ${rank}, ${ts(at(minutes))}::timestamptz, ${ts(at(minutes))}::timestamptz, ${ts(at(-60))}::timestamptz)`)
@@ -61,9 +64,6 @@ describe("plan rows on PostgreSQL", () => {
     ])
     await insertTick("tick-y", "pre-start", 3, 20)
     await insertTick("tick-z", "pre-start", 3, 5)
-    // A claim only locks its rows: they stay pending once its transaction ends.
-    const claimed = (now: number, label: (t: ClaimedTick) => string) =>
-      db().transaction(async (tx) => (await claimDueTicks(tx, now, 10)).filter((t) => /^(plan|tick)-/.test(t.bookingId)).map(label))
     expect(await claimed(at(40), (t) => `${t.bookingId}:${t.kind}`)).toEqual(["tick-z:pre-start"])
     expect(await expandDuePlans(db(), at(40), 10)).toEqual({ expanded: 1, failed: [] })
     // A booking's next tick only once its earlier one is done (claimDueTicks).
@@ -87,10 +87,7 @@ describe("plan rows on PostgreSQL", () => {
     ])
     await insertTick("tick-soon", "end", 2, 100)
     expect(await expandDuePlans(db(), at(110), 10)).toEqual({ expanded: 0, failed: [] })
-    const claimed = await db().transaction(async (tx) =>
-      (await claimDueTicks(tx, at(110), 10)).filter((t) => /^(plan|tick)-/.test(t.bookingId)).map((t) => t.bookingId),
-    )
-    expect(claimed).toContain("tick-soon")
+    expect(await claimed(at(110), (t) => t.bookingId)).toContain("tick-soon")
     expect((await rowsOf("plan-later")).map((r) => r.kind)).toEqual(["plan"])
   })
 
@@ -131,8 +128,7 @@ describe("plan rows on PostgreSQL", () => {
     expect(result.expanded).toBe(0)
     expect(result.failed.map((f) => f.bookingId)).toEqual(["plan-bad"])
     expect((await rowsOf("plan-bad")).map((r) => r.state)).toEqual(["failed"])
-    const claimed = await db().transaction(async (tx) => (await claimDueTicks(tx, at(420), 10)).map((t) => t.bookingId))
-    expect(claimed).toContain("tick-after-bad")
+    expect(await claimed(at(420), (t) => t.bookingId)).toContain("tick-after-bad")
   })
 
   it("a plan whose expansion meets a fault other than its content (a lost connection) stays pending for the next try", async () => {

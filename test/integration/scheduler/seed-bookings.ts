@@ -85,10 +85,10 @@ const seed = async (db: Db, o: SeedOptions): Promise<number> => {
   if (o.asPlans)
     await db.execute(sql`
       insert into scheduled_ticks (booking_id, kind, rank, due_at, run_at, created_at, plan)
-      select p.id, case when p.n > 1 then 'plan' else p.first->>'kind' end, (p.first->>'rank')::int, p.due, p.due,
+      select p.id, case when p.n > 1 then 'plan' else p.kinds[1] end, p.ranks[1], p.due, p.due,
         ${created}, case when p.n > 1 then p.plan end
       from (select t.id, count(*) as n, min(t.due) as due,
-              (array_agg(jsonb_build_object('kind', t.kind, 'rank', t.rank) order by t.due, t.rank))[1] as first,
+              array_agg(t.kind order by t.due, t.rank) as kinds, array_agg(t.rank order by t.due, t.rank) as ranks,
               jsonb_agg(jsonb_build_object('occurrence_index', 0, 'kind', t.kind, 'rank', t.rank,
                 'due_ms', extract(epoch from t.due) * 1000) order by t.due, t.rank) as plan
             from ${ticks} group by t.id) as p`)

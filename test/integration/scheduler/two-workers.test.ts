@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { applyTickFor } from "../../../adapters/wiring/layers/lifecycle.ts"
-import { makeEmbeddedScheduler } from "../../../adapters/scheduler/embedded.ts"
+import { makeEmbeddedScheduler, type EmbeddedOptions } from "../../../adapters/scheduler/embedded.ts"
 import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
 import { execute } from "../../../adapters/postgres/database.ts"
 import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
 import { local, setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
-import { seedBookings } from "./seed-bookings.ts"
+import { seedBookings, type SeedOptions } from "./seed-bookings.ts"
 
 const DISABLED = { preStartMinutes: -1, postStartWarnMinutes: -1, postStartExpireMinutes: -1, preEndMinutes: -1 }
 
@@ -39,32 +39,32 @@ describe("two scheduler workers on one PostgreSQL", () => {
     await a?.close()
   })
 
-  it("1,000 due end ticks are applied exactly once between two workers", async () => {
-    const roomIds = Array.from({ length: 20 }, (_, i) => w.ids.rooms[`r${i}`] as string)
-    const seeded = await seedBookings(a.booted.services.database.db, {
+  /** Bookings of the world's 20 rooms straight into the tables, created at the clock's start. */
+  const seed = (o: Omit<SeedOptions, "projectId" | "appRowId" | "roomIds" | "createdAt">) =>
+    seedBookings(a.booted.services.database.db, {
       projectId: w.ids.id,
       appRowId: w.app,
-      roomIds,
-      perRoom: 50,
-      firstStart: Date.parse(local("10:00")),
-      durationMin: 10,
+      roomIds: Array.from({ length: 20 }, (_, i) => w.ids.rooms[`r${i}`] as string),
       createdAt: Date.parse(CLOCK_START),
-      meetingConfig: DISABLED,
+      ...o,
     })
+  /** Both services' workers draining everything due by 23:59 at once, 20 ticks a batch. */
+  const drainBoth = (onA: EmbeddedOptions["onApplied"], onB: EmbeddedOptions["onApplied"]) => {
+    const until = Date.parse(local("23:59"))
+    const workerOf = (booted: Booted, onApplied: EmbeddedOptions["onApplied"]) =>
+      makeEmbeddedScheduler(booted.services, applyTickFor(booted.services), { batchSize: 20, onApplied })
+    return Promise.all([workerOf(a.booted, onA).drainUntil(until), workerOf(b, onB).drainUntil(until)])
+  }
+
+  it("1,000 due end ticks are applied exactly once between two workers", async () => {
+    const seeded = await seed({ perRoom: 50, firstStart: Date.parse(local("10:00")), durationMin: 10, meetingConfig: DISABLED })
     expect(seeded).toBe(1000)
 
     const applied = { a: [] as string[], b: [] as string[] }
-    const schedulerOf = (booted: Booted, into: string[]) =>
-      makeEmbeddedScheduler(booted.services, applyTickFor(booted.services), {
-        batchSize: 20,
-        onApplied: (tick, outcome) => {
-          if (outcome._tag === "Transitioned") into.push(tick.bookingId)
-        },
-      })
-    const sa = schedulerOf(a.booted, applied.a)
-    const sb = schedulerOf(b, applied.b)
-    const until = Date.parse(local("23:59"))
-    await Promise.all([sa.drainUntil(until), sb.drainUntil(until)])
+    const into = (list: string[]): EmbeddedOptions["onApplied"] => (tick, outcome) => {
+      if (outcome._tag === "Transitioned") list.push(tick.bookingId)
+    }
+    await drainBoth(into(applied.a), into(applied.b))
 
     const all = [...applied.a, ...applied.b]
     expect(all).toHaveLength(1000)
@@ -100,16 +100,11 @@ describe("two scheduler workers on one PostgreSQL", () => {
     ["tick rows", false, "c", "19:00"],
     ["plan rows", true, "d", "21:10"],
   ] as const)("500 bookings' pre-end and end ticks written as %s: every tick is applied exactly once, in order, between two workers", async (_shape, asPlans, prefix, from) => {
-    const roomIds = Array.from({ length: 20 }, (_, i) => w.ids.rooms[`r${i}`] as string)
     // After the first test's slots (10:00-18:20), in the same rooms.
-    const seeded = await seedBookings(a.booted.services.database.db, {
-      projectId: w.ids.id,
-      appRowId: w.app,
-      roomIds,
+    const seeded = await seed({
       perRoom: 25,
       firstStart: Date.parse(local(from)),
       durationMin: 5,
-      createdAt: Date.parse(CLOCK_START),
       meetingConfig: { ...DISABLED, preEndMinutes: 2 },
       idPrefix: prefix,
       asPlans,
@@ -120,13 +115,8 @@ describe("two scheduler workers on one PostgreSQL", () => {
     expect(plans!.n).toBe(asPlans ? 500 : 0)
 
     const applied: string[] = []
-    const schedulerOf = (booted: Booted) =>
-      makeEmbeddedScheduler(booted.services, applyTickFor(booted.services), {
-        batchSize: 20,
-        onApplied: (tick) => applied.push(`${tick.bookingId}:${tick.kind}`),
-      })
-    const until = Date.parse(local("23:59"))
-    await Promise.all([schedulerOf(a.booted).drainUntil(until), schedulerOf(b).drainUntil(until)])
+    const onApplied: EmbeddedOptions["onApplied"] = (tick) => applied.push(`${tick.bookingId}:${tick.kind}`)
+    await drainBoth(onApplied, onApplied)
 
     const mine = applied.filter((t) => t.startsWith(prefix))
     expect(mine).toHaveLength(1000)
