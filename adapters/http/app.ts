@@ -10,9 +10,9 @@ import type { HttpDeps } from "./http-deps.ts"
 import type { AppEnv } from "./app-env.ts"
 import { failureBody } from "./envelope.ts"
 import { requestBodies } from "./request-body.ts"
-import { INTERNAL_ERROR, isAppError, toErrorResponse } from "./error-table.ts"
+import { isAppError, toErrorResponse } from "./error-table.ts"
 import { authRoutes } from "./routes/auth.ts"
-import { makeRun } from "./run.ts"
+import { defectResponse, makeRun } from "./run.ts"
 import { operatorRoutes } from "./routes/operator.ts"
 import { adminAuth } from "./admin-auth.ts"
 import { requestObserver } from "../observability/http-observer.ts"
@@ -79,16 +79,9 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
       const { body } = toErrorResponse(e)
       return c.json(body, err.status === 413 ? 413 : 400)
     }
-    // The request id comes from the request context when there is one; the child covers errors
-    // raised outside it. Built here only, not per request.
-    const requestId = edgeOf(c).requestId
-    const logger = requestId ? s.logger.child({ requestId }) : s.logger
-    logger.log("error", "unhandled error", {
-      method: c.req.method,
-      path: c.req.path,
-      error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
-    })
-    return c.json(failureBody(INTERNAL_ERROR.code, "internal error"), INTERNAL_ERROR.status)
+    return defectResponse(s, c, err, () =>
+      err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+    )
   }
 
   // Oversized bodies refused while streaming; any other body read to its end before the
@@ -128,7 +121,7 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     })
   // The token use cases, taken from the runtime once (the token endpoint and the bearer check).
   const tokens = s.runtime.runSync(Tokens)
-  routes.route("/auth", authRoutes({ run: makeRun(s.runtime, s.logger), tokens }))
+  routes.route("/auth", authRoutes({ run: makeRun(s.runtime, s), tokens }))
 
   const admin = new Hono<AppEnv>()
   admin.use(bearerChallenge)

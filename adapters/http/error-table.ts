@@ -126,7 +126,11 @@ export const toErrorResponse = (
 ): { status: ContentfulStatusCode; body: Envelope<unknown>; headers: Record<string, string> } => {
   const row = errorTable[e._tag] as Row<AppError>
   const headers: Record<string, string> =
-    e._tag === "RateLimited" ? { "Retry-After": String(Math.max(1, Math.ceil(e.retryAfterSeconds))) } : {}
+    e._tag === "RateLimited"
+      ? { "Retry-After": String(Math.max(1, Math.ceil(e.retryAfterSeconds))) }
+      : e._tag === "UpstreamUnavailable"
+        ? { "Retry-After": "1" }
+        : {}
   return { status: row.status, body: failureBody(row.code, row.message(e), row.data?.(e)), headers }
 }
 

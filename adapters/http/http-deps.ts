@@ -25,4 +25,6 @@ export interface HttpDeps {
   /** The request metrics of the observer (legacy recorders over the runtime's registry). */
   readonly metrics: Metrics
   readonly adminToken: string
+  /** Faults a retry may clear (a lost database connection): answered 503 SV004, not 500 (run.ts). */
+  readonly transientFault: (e: unknown) => boolean
 }

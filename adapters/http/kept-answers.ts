@@ -54,7 +54,7 @@ export const keptAnswers = (s: HttpDeps, name: string, options: { readonly bySec
       (bytes) => okJsonBytes(c, bytes),
       (e: unknown) => {
         if (!(e instanceof NotKept)) throw e
-        return exitResponse(s.logger, c, e.exit, (bytes) => okJsonBytes(c, bytes))
+        return exitResponse(s, c, e.exit, (bytes) => okJsonBytes(c, bytes))
       },
     )
   }

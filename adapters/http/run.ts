@@ -7,11 +7,34 @@ import type { AppEnv } from "./app-env.ts"
 import { answeredWith, edgeOf } from "./edge.ts"
 import { failureBody } from "./envelope.ts"
 import { INTERNAL_ERROR, isAppError, toErrorResponse, type AppError } from "./error-table.ts"
+import { UpstreamUnavailable } from "../../core/shared/errors.ts"
+
+/** Where an answer rendered from a defect is logged, and which faults a retry may clear (HttpDeps). */
+export interface DefectSink {
+  readonly logger: Logger
+  /** A fault outside the request (a lost database connection): 503 SV004 with Retry-After, not 500. */
+  readonly transientFault: (e: unknown) => boolean
+}
+
+/**
+ * The answer of an unexpected error: 503 SV004 when `transientFault` says a retry may clear it,
+ * else 500 SV004; either way logged with the request id (the child covers errors raised outside
+ * the request context), nothing internal in the body.
+ */
+export const defectResponse = (s: DefectSink, c: Context<AppEnv>, error: unknown, detail: () => unknown): Response => {
+  const requestId = edgeOf(c).requestId
+  const logger = requestId ? s.logger.child({ requestId }) : s.logger
+  if (s.transientFault(error)) {
+    logger.log("warn", "database connection lost", { method: c.req.method, path: c.req.path, error: detail() })
+    return errorResponse(c, new UpstreamUnavailable({ reason: "the database connection was lost; retry the request" }))
+  }
+  logger.log("error", "unhandled error", { method: c.req.method, path: c.req.path, error: detail() })
+  return c.json(failureBody(INTERNAL_ERROR.code, "internal error"), INTERNAL_ERROR.status)
+}
 
 /**
  * The one bridge from a use case's Exit to an HTTP answer: success goes to `onSuccess`, a typed
- * failure to its row of the error table, a defect to 500 SV004 (logged with the request id,
- * nothing internal in the body).
+ * failure to its row of the error table, a defect to `defectResponse`.
  */
 export type Run<R> = <A, E extends AppError>(
   c: Context<AppEnv>,
@@ -40,7 +63,7 @@ export const runExit = <R, A, E>(
 
 /** The HTTP answer of a use case's Exit (see `Run`). */
 export const exitResponse = <A, E extends AppError>(
-  logger: Logger,
+  s: DefectSink,
   c: Context<AppEnv>,
   exit: Exit.Exit<A, E>,
   onSuccess: (a: A) => Response | Promise<Response>,
@@ -48,16 +71,10 @@ export const exitResponse = <A, E extends AppError>(
   if (Exit.isSuccess(exit)) return onSuccess(exit.value)
   const failure = Cause.findErrorOption(exit.cause)
   if (failure._tag === "Some" && isAppError(failure.value)) return errorResponse(c, failure.value)
-  const requestId = edgeOf(c).requestId
-  ;(requestId ? logger.child({ requestId }) : logger).log("error", "unhandled error", {
-    method: c.req.method,
-    path: c.req.path,
-    error: Cause.pretty(exit.cause),
-  })
-  return c.json(failureBody(INTERNAL_ERROR.code, "internal error"), INTERNAL_ERROR.status)
+  return defectResponse(s, c, Cause.squash(exit.cause), () => Cause.pretty(exit.cause))
 }
 
 export const makeRun =
-  <R>(runtime: ManagedRuntime.ManagedRuntime<R, never>, logger: Logger): Run<R> =>
+  <R>(runtime: ManagedRuntime.ManagedRuntime<R, never>, sink: DefectSink): Run<R> =>
   async (c, effect, onSuccess) =>
-    exitResponse(logger, c, await runExit(runtime, c, effect), onSuccess)
+    exitResponse(sink, c, await runExit(runtime, c, effect), onSuccess)

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm"
 import { Context, Effect, Layer } from "effect"
+import { isConnectionLoss } from "./connection-loss.ts"
 import { execute, type Db } from "./database.ts"
 import { ReadsFreshFrom, SnapshotMemos, type SnapshotMemo } from "../../core/ports/read-freshness.ts"
 import { CurrentTx, SqlDatabase } from "./unit-of-work.ts"
@@ -108,8 +109,15 @@ export const readCacheEpochAndSnapshot = async (db: Db): Promise<EpochRead> => {
   return { epoch: BigInt(row?.value ?? 0), snapshot: row?.snapshot }
 }
 
+/**
+ * Caches over `db`. The sync's read is retried once when its connection was lost (a restarted
+ * or terminated backend): a read is safe to repeat, and nearly every request waits for one.
+ */
 export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches =>
-  makeEpochCaches(() => readCacheEpochAndSnapshot(db), now)
+  makeEpochCaches(
+    () => readCacheEpochAndSnapshot(db).catch((e: unknown) => (isConnectionLoss(e) ? readCacheEpochAndSnapshot(db) : Promise.reject(e))),
+    now,
+  )
 
 /** Caches emptied whenever `read` returns a higher epoch than the last one seen. */
 export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => number = () => Date.now()): Caches => {

@@ -15,6 +15,7 @@ import {
   writeAlone,
   type CreateRows,
 } from "./booking-create.ts"
+import { backendEnded } from "./connection-loss.ts"
 import type { Db } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable, outboxEventsTable } from "./tables/bookings.ts"
 
@@ -69,6 +70,8 @@ interface Queued {
   readonly rows: CreateRows
   readonly resolve: (inserted: InsertedBooking) => void
   readonly reject: (e: unknown) => void
+  /** Already sent in a statement whose session PostgreSQL ended (`recover`): not sent a third time. */
+  readonly resent?: true
 }
 
 export interface CreateBatcher {
@@ -86,6 +89,14 @@ export interface CreateBatcher {
  * back. A socket error (EPIPE, a reset) may have come after the commit: it is not one.
  */
 const refused = (e: unknown): boolean => e instanceof postgres.PostgresError && e.severity === "ERROR"
+
+/** Which of these bookings exist (committed), read on a new connection. */
+const committedOf = async (db: Db, bookingIds: ReadonlyArray<string>): Promise<Set<string>> => {
+  const rows = await clientOf(db).unsafe<Array<{ id: string }>>("select id from bookings where id = any($1::text[])", [bookingIds as string[]], {
+    prepare: true,
+  })
+  return new Set(rows.map((r) => r.id))
+}
 
 /**
  * At most `inFlightLimit` batch statements at once (two: one commits while the next fills), each
@@ -124,13 +135,38 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     return answer
   }
 
+  /**
+   * PostgreSQL ended the statement's session (a terminated backend, a restart): the statement's
+   * transaction is over, committed or not, and a new connection sees which. Bookings that exist
+   * were written (answered as such); the others were not and go into the next batch, once.
+   */
+  const recover = async (batch: ReadonlyArray<Queued>, e: unknown): Promise<void> => {
+    const committed = await committedOf(db, batch.map((q) => q.rows.bookingId)).catch(() => undefined)
+    if (committed === undefined) {
+      for (const q of batch) q.reject(e)
+      return
+    }
+    const written = batch.filter((q) => committed.has(q.rows.bookingId))
+    // Whether an event was queued for a subscriber is unknown: the relay looks (a wake is cheap).
+    wakeWorkers(db, written.map((q) => q.rows), true)
+    for (const q of written) q.resolve(insertedOf(q.rows))
+    const again: Queued[] = []
+    for (const q of batch)
+      if (committed.has(q.rows.bookingId)) continue
+      else if (q.resent) q.reject(e)
+      else again.push({ ...q, resent: true })
+    queue.unshift(...again)
+  }
+
   const send = async (batch: ReadonlyArray<Queued>): Promise<void> => {
     const rows = batch.map((q) => q.rows)
-    const answer = await write(rows).catch((e: unknown) => {
+    const answer = await write(rows).catch(async (e: unknown) => {
       // Refused (a row PostgreSQL rejects): nothing was written, each create alone gets its own
-      // answer. Anything else may have lost the answer of a commit: every create gets the error
-      // (a retry would meet its own slot and answer 409 for a booking that exists).
+      // answer. The session ended by PostgreSQL: `recover`. Anything else (a broken socket) may
+      // have lost the answer of a commit still running: every create gets the error (the edge
+      // answers 503), since a retry would meet its own slot and answer 409 for a booking that exists.
       if (refused(e)) alone(batch)
+      else if (backendEnded(e)) await recover(batch, e)
       else for (const q of batch) q.reject(e)
       return undefined
     })

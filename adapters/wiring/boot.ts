@@ -20,6 +20,7 @@ import { StartupError } from "../config/startup-error.ts"
 import { makeLogger } from "../observability/logger.ts"
 import { makeAppRuntime, type AppRuntime } from "./app-layer.ts"
 import type { Caches } from "../postgres/cache-epoch.ts"
+import { isConnectionLoss } from "../postgres/connection-loss.ts"
 import type { Tracer } from "../observability/tracing.ts"
 import type { WorkerDeps } from "./worker-deps.ts"
 import { surfaces } from "./surfaces.ts"
@@ -30,6 +31,8 @@ export interface BootedParts extends WorkerDeps {
   readonly tracer: Tracer
   readonly adminToken: string
   readonly runtime: AppRuntime
+  /** A lost database connection: the edge answers it 503 SV004 (adapters/http/run.ts). */
+  readonly transientFault: (e: unknown) => boolean
 }
 
 export interface Booted {
@@ -137,6 +140,7 @@ const bootLocked = async (
     tracer: { enabled: telemetry.tracer !== undefined, flush: () => runtime.runPromise(telemetry.flush) },
     adminToken,
     runtime,
+    transientFault: isConnectionLoss,
   }
   handOver(services)
   const lines: string[] = []

@@ -22,7 +22,7 @@ export const surfaces = (_s: HttpDeps): AppParts => ({
     { path: "/meetings", routes: meetingRoutes(_s) },
     {
       path: "/partner/members",
-      routes: partnerMemberRoutes({ run: makeRun(_s.runtime, _s.logger), members: _s.runtime.runSync(PartnerMembers) }),
+      routes: partnerMemberRoutes({ run: makeRun(_s.runtime, _s), members: _s.runtime.runSync(PartnerMembers) }),
     },
   ],
   operator: [

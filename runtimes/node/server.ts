@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net"
 import { boot } from "../../adapters/wiring/boot.ts"
 import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
+import { isConnectionLoss } from "../../adapters/postgres/connection-loss.ts"
 import { listen } from "./http-server.ts"
 import { stdoutLines } from "./log-output.ts"
 
@@ -13,6 +14,14 @@ const env = process.env
 const logs = stdoutLines()
 const exit = (code: number): never => process.exit(code)
 const booted = await startOrExit(env, () => boot(env, { probePort: true, logLine: logs.line }), exit)
+// postgres-js (3.4) leaves the type fetch of each new connection unhandled: PostgreSQL ending
+// that session during the fetch (a restart, a terminated backend) would end the process. The
+// pool opens another connection for the next query, so a lost connection is only logged; any
+// other unhandled rejection still ends the process.
+process.on("unhandledRejection", (reason) => {
+  if (!isConnectionLoss(reason)) throw reason
+  booted.services.logger.log("warn", "database connection lost while opening", { error: String(reason) })
+})
 const { port, publicUrl, shutdownGraceMs } = booted.services.config
 const server = await startOrExit(
   env,

@@ -19,7 +19,7 @@ const IdParam = Schema.Struct({ id: ObjectId })
 
 /** GET /desks and GET /desks/{id} (spec Endpoints > Desks). */
 export const deskRoutes = (s: HttpDeps) => {
-  const run = makeRun(s.runtime, s.logger)
+  const run = makeRun(s.runtime, s)
   // A window's verdict per desk reads the clock (lead time, days ahead).
   const answers = keptAnswers(s, "desk-answers", { bySecond: true })
   const listing = decodedQueries((c) => {

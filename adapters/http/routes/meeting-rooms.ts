@@ -40,7 +40,7 @@ export const windowOf = (start: number, end: number, names = "endDateTime") => {
 
 /** GET /meeting-rooms and GET /meeting-rooms/{id} (spec Endpoints > Meeting rooms). */
 export const meetingRoomRoutes = (s: HttpDeps) => {
-  const run = makeRun(s.runtime, s.logger)
+  const run = makeRun(s.runtime, s)
   // A window's verdict per room reads the clock (lead time, days ahead).
   const answers = keptAnswers(s, "room-answers", { bySecond: true })
   const listing = decodedQueries((c) => {

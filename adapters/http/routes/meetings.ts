@@ -31,7 +31,7 @@ const IdParam = Schema.Struct({ id: ObjectId })
 
 /** Spec Endpoints > Meetings. The three actions answer 202 with the Meeting. */
 export const meetingRoutes = (s: HttpDeps) => {
-  const run = makeRun(s.runtime, s.logger)
+  const run = makeRun(s.runtime, s)
   // Resolved once: a write handler does no service lookup.
   const bookings = s.runtime.runSync(Effect.service(Bookings))
   const action = (tag: "Cancel" | "CheckIn" | "CheckOut") => async (c: Context<AppEnv>) => {

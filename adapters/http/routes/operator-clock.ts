@@ -10,7 +10,7 @@ import { decodeOrFail, readJson } from "../validation.ts"
 
 /** Operator API: the test clock (operator contract, section 3). Mounted under /admin/v1. */
 export const operatorClockRoutes = (s: HttpDeps) => {
-  const run = makeRun(s.runtime, s.logger)
+  const run = makeRun(s.runtime, s)
   return new Hono<AppEnv>()
     .get("/clock", (c) => ok(c, { now: new Date(s.clock.now()).toISOString(), mode: s.clock.mode }))
     .post("/clock/advance", async (c) => {

@@ -14,7 +14,7 @@ const IdParam = Schema.Struct({ id: ObjectId })
 
 /** Operator contract: POST /admin/v1/meetings/{id}/reject (the administrator decline). */
 export const operatorMeetingRoutes = (s: HttpDeps) => {
-  const run = makeRun(s.runtime, s.logger)
+  const run = makeRun(s.runtime, s)
   const bookings = s.runtime.runSync(Effect.service(Bookings))
   return new Hono<AppEnv>().post("/:id/reject", async (c) => {
     const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })

@@ -19,7 +19,7 @@ import { decodeOrFail, readJson, readQuery } from "../validation.ts"
  * Every change wakes the dispatcher when its transaction commits.
  */
 export const operatorWebhookRoutes = (s: HttpDeps) => {
-  const run = makeRun(s.runtime, s.logger)
+  const run = makeRun(s.runtime, s)
   const admin = <A, E>(f: (w: WebhookAdmin["Service"]) => Effect.Effect<A, E>) => Effect.flatMap(WebhookAdmin, f)
   return new Hono<AppEnv>()
     .post("/projects/:projectId/visitor-events", async (c) => {

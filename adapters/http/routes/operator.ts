@@ -12,7 +12,7 @@ import { decodeOrFail, readJson } from "../validation.ts"
 
 /** Operator API core: manifest and app secrets (operator contract, section 2; the clock is operator-clock.ts). */
 export const operatorRoutes = (s: HttpDeps) => {
-  const run = makeRun(s.runtime, s.logger)
+  const run = makeRun(s.runtime, s)
   const tenancy = s.runtime.runSync(Tenancy)
   return new Hono<AppEnv>()
     .put("/manifest", async (c) => {

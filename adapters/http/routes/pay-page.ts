@@ -10,9 +10,8 @@ import {
 } from "../../payments/pay-page.ts"
 import { type ManagedRuntime, Option } from "effect"
 import { Payments } from "../../../core/payment/payments.ts"
-import type { Logger } from "../../observability/logger.ts"
 import type { AppEnv } from "../app-env.ts"
-import { makeRun } from "../run.ts"
+import { makeRun, type DefectSink } from "../run.ts"
 import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
 import { nulViolations } from "../validation.ts"
 
@@ -62,14 +61,13 @@ const html = (
 }
 
 /** The runtime the pay page's use case runs on (the app's), and where a defect is logged. */
-export interface PayPageDeps {
+export interface PayPageDeps extends DefectSink {
   readonly runtime: ManagedRuntime.ManagedRuntime<Payments, never>
-  readonly logger: Logger
 }
 
 export const payPageRoutes = (s: PayPageDeps) => {
   const routes = new Hono<AppEnv>()
-  const run = makeRun(s.runtime, s.logger)
+  const run = makeRun(s.runtime, s)
 
   routes.get("/:paymentId", async (c) => {
     const paymentId = c.req.param("paymentId")

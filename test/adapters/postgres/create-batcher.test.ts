@@ -111,4 +111,28 @@ describe("creates written together (group commit)", () => {
     expect(results.map((r) => (r.status === "rejected" ? r.reason : r.status))).toEqual([lost, lost, lost])
     expect(sent.every((s) => s.batch)).toBe(true)
   })
+
+  it("a batch whose session PostgreSQL ended: bookings stored anyway are answered written, the rest are sent once more and fail if that session ends too", async () => {
+    const ended = Object.assign(new postgres.PostgresError("terminating connection due to administrator command" as never), { severity: "FATAL", code: "57P01" })
+    const [filler, ...creates] = ["d0", "d1", "d2", "d3"].map(create)
+    const [committed, committedOnResend] = creates.map((c) => c.bookingId)
+    // What a new connection finds stored after each ended session: d1 after the first, d2 too after the second.
+    const stored = [new Set([committed]), new Set([committed, committedOnResend])]
+    let checks = 0
+    const { db, sent } = fakeDb((statement, params) => {
+      if (statement.startsWith("select id from bookings")) {
+        const found = stored[checks++]!
+        return (params[0] as string[]).filter((i) => found.has(i)).map((i) => ({ id: i }))
+      }
+      const rows = JSON.parse(params[1] as string) as Array<{ id: string; assetId: string }>
+      if (rows[0]!.id === filler!.bookingId) return allWritten(statement, params)
+      throw ended
+    })
+    // One statement at a time: d1-d3 wait together behind d0, and go in one batch.
+    const batcher = makeCreateBatcher(db, id, 1)
+    const results = await Promise.allSettled([filler!, ...creates].map((c) => batcher.insert(...c.args)))
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value.row.id : r.reason))).toEqual([filler!.bookingId, committed, committedOnResend, ended])
+    expect(checks).toBe(2)
+    expect(sent.filter((s) => s.batch).map((s) => s.assets)).toEqual([["d0"], ["d1", "d2", "d3"], ["d2", "d3"]])
+  })
 })

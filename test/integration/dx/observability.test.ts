@@ -341,7 +341,7 @@ describe("OpenTelemetry tracing", () => {
         yield* Effect.logInfo("inside the use case", { pinCode: "9876" })
         return "ok"
       })
-      const run = makeRun(runtime, services.logger)
+      const run = makeRun(runtime, services)
       const observer = requestObserver({ logger: services.logger, metrics: services.metrics, tracer: telemetry.tracer })
       const routes = new Hono<AppEnv>().get("/probe", (c) => run(c, probe(), (v) => c.json({ v })))
       const fetch = edgeFetch({

@@ -1,0 +1,47 @@
+/**
+ * A database connection lost under a statement: the server terminated the session
+ * (`pg_terminate_backend`, a restart, a failover), or the socket broke. Nothing a client sent
+ * caused it and a retry may well succeed: the HTTP edge answers 503 SV004 with Retry-After,
+ * not 500, and the hot paths retry where that is provably safe (`backendEnded`).
+ */
+
+/** postgres-js's own codes for a connection that closed or never opened. */
+const DRIVER_CODES = new Set(["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "CONNECT_TIMEOUT"])
+/** Socket errors of a connection (Node's errno codes). */
+const SOCKET_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"])
+
+/** The error and the causes a wrapper (Drizzle's query error) keeps, innermost last. */
+const chain = function* (e: unknown): Generator<{ code?: unknown; severity?: unknown }> {
+  let cur: unknown = e
+  for (let i = 0; i < 4 && typeof cur === "object" && cur !== null; i++) {
+    yield cur as { code?: unknown; severity?: unknown }
+    cur = (cur as { cause?: unknown }).cause
+  }
+}
+
+/**
+ * PostgreSQL ended the session itself (FATAL or PANIC, or SQLSTATE class 57P0x "operator
+ * intervention"): the backend is gone, so its transaction is over, committed or rolled back, and
+ * its outcome is visible to a new connection (interrupts are held through a commit, and the
+ * FATAL is sent after it).
+ */
+export const backendEnded = (e: unknown): boolean => {
+  for (const c of chain(e)) {
+    if (c.severity === "FATAL" || c.severity === "PANIC") return true
+    if (typeof c.code === "string" && /^57P0[1-3]$/.test(c.code)) return true
+  }
+  return false
+}
+
+/** Whether `e` is a lost connection (see the module comment), not an answer of the database. */
+export const isConnectionLoss = (e: unknown): boolean => {
+  if (backendEnded(e)) return true
+  for (const c of chain(e)) {
+    if (typeof c.code !== "string") continue
+    if (DRIVER_CODES.has(c.code) || SOCKET_CODES.has(c.code)) return true
+    // SQLSTATE class 08: connection exception.
+    if (/^08[0-9A-Z]{3}$/.test(c.code)) return true
+  }
+  return false
+}
+
