@@ -1,41 +1,60 @@
 #!/usr/bin/env node
 /**
- * Guards in installed dependencies that their maintainers have accepted upstream but not yet
- * released, applied after `npm install` / `npm ci` (postinstall) so the sources tsx, Bun and the
- * dist/ bundle load all carry them. Each guard is idempotent and checked: when a dependency's
- * code no longer looks as expected (an upgrade), the install fails and the guard must be looked
- * at again (dropped when the release carries the fix).
+ * Guards in installed dependencies for bugs reported upstream and not yet fixed in a release,
+ * applied after `npm install` / `npm ci` (postinstall, before `prepare` builds dist/) so the
+ * sources tsx, Bun and Deno load and the bundle all carry them. Each guard is idempotent and
+ * checked: when a dependency's code no longer looks as expected (an upgrade), the install fails
+ * and the guard must be looked at again (dropped once a release carries the fix).
  *
- * - postgres (3.4.9) `nextWrite`: a write queued with setImmediate can run after the connection
- *   closed and `socket` was set to null; the TypeError is thrown from the timer, past every
- *   caller, and ends the process. PostgreSQL ending a session under load (a restart, a failover,
- *   pg_terminate_backend) triggers it: test/crash/terminated-sessions.test.ts. The query that
- *   wrote it was already rejected (CONNECTION_CLOSED) when the connection closed, so the guard
- *   drops the write. Upstream: porsager/postgres#1154, #1208; fix in PR #1168 / #1176.
+ * postgres (3.4.9), both found by test/crash/terminated-sessions.test.ts (PostgreSQL ending the
+ * server's sessions under load, as a restart or a failover does):
+ * - `closed()` and `terminate()` cancel the pending write timer but leave `nextWriteTimer` set
+ *   and the unsent `chunk` in place, so on the reopened connection no small write is flushed
+ *   again (its start-up message waits for CONNECT_TIMEOUT, 30 s, each time). Both are reset.
+ * - `nextWrite` can then run with `socket` null (a write queued with setImmediate after the
+ *   connection closed) and throws from the timer, past every caller: the process ends. The
+ *   query that wrote it was already rejected when the connection closed, so the write is
+ *   dropped. Upstream: porsager/postgres#1154, #1208, PRs #1168 / #1176.
  */
-import { readFileSync, writeFileSync, existsSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 
-const root = new URL("..", import.meta.url).pathname
+const root = fileURLToPath(new URL("..", import.meta.url))
 
-const nextWriteGuard = {
-  before: "  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)\n",
-  after:
-    "  function nextWrite(fn) {\n" +
-    "    if (socket === null) return (chunk = nextWriteTimer = null, false) // keyspace: porsager/postgres#1154\n" +
-    "    const x = socket.write(chunk, fn)\n",
-}
-// The ES module build (Node, Bun, the bundle) and the CommonJS one.
-const guards = ["node_modules/postgres/src/connection.js", "node_modules/postgres/cjs/src/connection.js"].map((file) => ({ file, ...nextWriteGuard }))
+const MARK = "// keyspace: porsager/postgres#1154"
+const postgresGuards = [
+  {
+    before: "  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)\n",
+    after: `  function nextWrite(fn) {\n    if (socket === null) return (chunk = nextWriteTimer = null, false) ${MARK}\n    const x = socket.write(chunk, fn)\n`,
+  },
+  {
+    before: "    clearImmediate(nextWriteTimer)\n    if (socket) {\n",
+    after: `    clearImmediate(nextWriteTimer)\n    nextWriteTimer = chunk = null ${MARK}\n    if (socket) {\n`,
+  },
+  {
+    before: "    incomings = null\n    clearImmediate(nextWriteTimer)\n",
+    after: `    incomings = null\n    clearImmediate(nextWriteTimer)\n    nextWriteTimer = chunk = null ${MARK}\n`,
+  },
+]
+// The ES module build (Node, Bun, Deno, the bundle) and the CommonJS one.
+const files = ["node_modules/postgres/src/connection.js", "node_modules/postgres/cjs/src/connection.js"]
 
-for (const { file, before, after } of guards) {
+for (const file of files) {
   const path = root + file
-  if (!existsSync(path)) continue // not installed (a production install without it, say)
-  const text = readFileSync(path, "utf8")
-  if (text.includes(after)) continue
-  if (!text.includes(before)) {
-    console.error(`patch-dependencies: ${file} changed; check the guard in scripts/patch-dependencies.mjs`)
-    process.exit(1)
+  if (!existsSync(path)) continue // not installed
+  let text = readFileSync(path, "utf8")
+  let changed = false
+  for (const { before, after } of postgresGuards) {
+    if (text.includes(after)) continue
+    if (!text.includes(before)) {
+      console.error(`patch-dependencies: ${file} changed; check the guards in scripts/patch-dependencies.mjs`)
+      process.exit(1)
+    }
+    text = text.replace(before, after)
+    changed = true
   }
-  writeFileSync(path, text.replace(before, after))
-  console.log(`patch-dependencies: guarded ${file}`)
+  if (changed) {
+    writeFileSync(path, text)
+    console.log(`patch-dependencies: guarded ${file}`)
+  }
 }

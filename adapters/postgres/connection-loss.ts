@@ -1,5 +1,5 @@
 /**
- * A database connection lost under a statement: the server terminated the session
+ * A database connection lost under a statement: the server ended the session
  * (`pg_terminate_backend`, a restart, a failover), or the socket broke. Nothing a client sent
  * caused it and a retry may well succeed: the HTTP edge answers 503 SV004 with Retry-After,
  * not 500, and the hot paths retry where that is provably safe (`backendEnded`).
@@ -7,8 +7,15 @@
 
 /** postgres-js's own codes for a connection that closed or never opened. */
 const DRIVER_CODES = new Set(["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "CONNECT_TIMEOUT"])
-/** Socket errors of a connection (Node's errno codes). */
+/** Socket errors of a connection (Node's errno codes), as postgres-js passes them on. */
 const SOCKET_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"])
+/**
+ * SQLSTATEs of a session PostgreSQL ended or could not start for a passing reason: class 08
+ * (connection exception), 57P01-57P03 (administrator, crash or fast shutdown; cannot connect
+ * now) and 53300 (too many connections). A FATAL with another code (a wrong password, a missing
+ * database) is a configuration error: it stays a 500.
+ */
+const ENDED_STATES = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/
 
 /** The error and the causes a wrapper (Drizzle's query error) keeps, innermost last. */
 const chain = function* (e: unknown): Generator<{ code?: unknown; severity?: unknown }> {
@@ -20,28 +27,31 @@ const chain = function* (e: unknown): Generator<{ code?: unknown; severity?: unk
 }
 
 /**
- * PostgreSQL ended the session itself (FATAL or PANIC, or SQLSTATE class 57P0x "operator
- * intervention"): the backend is gone, so its transaction is over, committed or rolled back, and
- * its outcome is visible to a new connection (interrupts are held through a commit, and the
- * FATAL is sent after it).
+ * PostgreSQL itself ended the session for a passing reason (`ENDED_STATES`, as a FATAL or PANIC):
+ * the backend is gone, so its transaction is over, committed or rolled back, and its outcome is
+ * visible to a new connection (interrupts are held through a commit, and the FATAL is sent after
+ * it). postgres-js reports such a FATAL to a statement not yet running; for a running one it
+ * reports CONNECTION_CLOSED, which tells nothing of the outcome.
  */
 export const backendEnded = (e: unknown): boolean => {
-  for (const c of chain(e)) {
-    if (c.severity === "FATAL" || c.severity === "PANIC") return true
-    if (typeof c.code === "string" && /^57P0[1-3]$/.test(c.code)) return true
-  }
+  for (const c of chain(e))
+    if ((c.severity === "FATAL" || c.severity === "PANIC") && typeof c.code === "string" && ENDED_STATES.test(c.code)) return true
+  return false
+}
+
+/** The driver's connection closed or PostgreSQL ended the session: no socket errors of others. */
+export const driverConnectionLost = (e: unknown): boolean => {
+  if (backendEnded(e)) return true
+  for (const c of chain(e)) if (typeof c.code === "string" && DRIVER_CODES.has(c.code)) return true
   return false
 }
 
 /** Whether `e` is a lost connection (see the module comment), not an answer of the database. */
 export const isConnectionLoss = (e: unknown): boolean => {
-  if (backendEnded(e)) return true
+  if (driverConnectionLost(e)) return true
   for (const c of chain(e)) {
     if (typeof c.code !== "string") continue
-    if (DRIVER_CODES.has(c.code) || SOCKET_CODES.has(c.code)) return true
-    // SQLSTATE class 08: connection exception.
-    if (/^08[0-9A-Z]{3}$/.test(c.code)) return true
+    if (SOCKET_CODES.has(c.code) || /^08[0-9A-Z]{3}$/.test(c.code)) return true
   }
   return false
 }
-

@@ -15,7 +15,7 @@ import {
   writeAlone,
   type CreateRows,
 } from "./booking-create.ts"
-import { backendEnded } from "./connection-loss.ts"
+import { backendEnded, isConnectionLoss } from "./connection-loss.ts"
 import type { Db } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable, outboxEventsTable } from "./tables/bookings.ts"
 
@@ -90,12 +90,22 @@ export interface CreateBatcher {
  */
 const refused = (e: unknown): boolean => e instanceof postgres.PostgresError && e.severity === "ERROR"
 
-/** Which of these bookings exist (committed), read on a new connection. */
+/**
+ * Which of these bookings exist (committed), read on a new connection; tried three times (the
+ * pool may still hold other connections of the ended sessions).
+ */
 const committedOf = async (db: Db, bookingIds: ReadonlyArray<string>): Promise<Set<string>> => {
-  const rows = await clientOf(db).unsafe<Array<{ id: string }>>("select id from bookings where id = any($1::text[])", [bookingIds as string[]], {
-    prepare: true,
-  })
-  return new Set(rows.map((r) => r.id))
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const rows = await clientOf(db).unsafe<Array<{ id: string }>>("select id from bookings where id = any($1::text[])", [bookingIds as string[]], {
+        prepare: true,
+      })
+      return new Set(rows.map((r) => r.id))
+    } catch (e) {
+      if (attempt === 3 || !isConnectionLoss(e)) throw e
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
+    }
+  }
 }
 
 /**
@@ -136,26 +146,34 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
   }
 
   /**
-   * PostgreSQL ended the statement's session (a terminated backend, a restart): the statement's
-   * transaction is over, committed or not, and a new connection sees which. Bookings that exist
-   * were written (answered as such); the others were not and go into the next batch, once.
+   * PostgreSQL ended the statement's session (`backendEnded`: a terminated backend, a restart):
+   * the statement's transaction is over, committed or not, and a new connection sees which.
+   * Bookings that exist were written (answered as such); the others were not and go into the next
+   * batch, once. Whatever goes wrong here answers the rest with the session's error (503).
    */
   const recover = async (batch: ReadonlyArray<Queued>, e: unknown): Promise<void> => {
-    const committed = await committedOf(db, batch.map((q) => q.rows.bookingId)).catch(() => undefined)
-    if (committed === undefined) {
-      for (const q of batch) q.reject(e)
-      return
+    const settled = new Set<Queued>()
+    try {
+      const committed = await committedOf(db, batch.map((q) => q.rows.bookingId))
+      const written = batch.filter((q) => committed.has(q.rows.bookingId))
+      for (const q of written) {
+        settled.add(q)
+        q.resolve(insertedOf(q.rows))
+      }
+      // Whether an event was queued for a subscriber is unknown: the relay looks (a wake is cheap).
+      wakeWorkers(db, written.map((q) => q.rows), true)
+      const again: Queued[] = []
+      for (const q of batch)
+        if (!settled.has(q) && !q.resent) {
+          settled.add(q)
+          again.push({ ...q, resent: true })
+        }
+      queue.unshift(...again)
+    } catch {
+      // The read failed: the outcome stays unknown, and the rest get the session's error below.
+    } finally {
+      for (const q of batch) if (!settled.has(q)) q.reject(e)
     }
-    const written = batch.filter((q) => committed.has(q.rows.bookingId))
-    // Whether an event was queued for a subscriber is unknown: the relay looks (a wake is cheap).
-    wakeWorkers(db, written.map((q) => q.rows), true)
-    for (const q of written) q.resolve(insertedOf(q.rows))
-    const again: Queued[] = []
-    for (const q of batch)
-      if (committed.has(q.rows.bookingId)) continue
-      else if (q.resent) q.reject(e)
-      else again.push({ ...q, resent: true })
-    queue.unshift(...again)
   }
 
   const send = async (batch: ReadonlyArray<Queued>): Promise<void> => {

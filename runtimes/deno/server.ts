@@ -1,14 +1,14 @@
 import { boot } from "../../adapters/wiring/boot.ts"
 import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
-import { isConnectionLoss } from "../../adapters/postgres/connection-loss.ts"
+import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts"
 
 const env = Deno.env.toObject()
 const exit = (code: number): never => Deno.exit(code)
 const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
 // A lost database connection left unhandled by postgres-js is not fatal (runtimes/node/server.ts).
 globalThis.addEventListener("unhandledrejection", (e) => {
-  if (!isConnectionLoss(e.reason)) return
+  if (!driverConnectionLost(e.reason)) return
   e.preventDefault()
   booted.services.logger.log("warn", "database connection lost while opening", { error: String(e.reason) })
 })

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net"
 import { boot } from "../../adapters/wiring/boot.ts"
 import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
-import { isConnectionLoss } from "../../adapters/postgres/connection-loss.ts"
+import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts"
 import { listen } from "./http-server.ts"
 import { stdoutLines } from "./log-output.ts"
 
@@ -19,7 +19,7 @@ const booted = await startOrExit(env, () => boot(env, { probePort: true, logLine
 // pool opens another connection for the next query, so a lost connection is only logged; any
 // other unhandled rejection still ends the process.
 process.on("unhandledRejection", (reason) => {
-  if (!isConnectionLoss(reason)) throw reason
+  if (!driverConnectionLost(reason)) throw reason
   booted.services.logger.log("warn", "database connection lost while opening", { error: String(reason) })
 })
 const { port, publicUrl, shutdownGraceMs } = booted.services.config

@@ -9,9 +9,9 @@ import { pickFreePort, startServer, type ServerProcess } from "./server-process.
 
 /**
  * PostgreSQL ending the server's sessions under load (`pg_terminate_backend`, as a restart or a
- * failover does): the process keeps serving, no answer is a 500, a create answered 201 exists and
- * one answered 503 was not written (the batch of a terminated session is re-sent when it did not
- * commit), and every refusal a client may retry says so (503 SV004 with Retry-After).
+ * failover does): the process keeps serving, no answer is a 500, each create answered 201 is
+ * stored and none answered 503 is, every refusal says the client may retry (503 SV004 with
+ * Retry-After), and the pool reopens its connections (most creates succeed).
  */
 const ADMIN = "terminate-admin-token-0123456789"
 // The system clock (the shared manual one reads its own row per request): the next whole hour.
@@ -96,7 +96,8 @@ describe("database sessions ended by PostgreSQL under load", () => {
       await Promise.all([round % 2 === 0 ? undefined : terminate(), creates])
     }
     expect(server.child.exitCode, server.output().slice(-3000)).toBeNull()
-    expect(statuses[201] ?? 0).toBeGreaterThan(ROUNDS * 2)
+    // The pool reopens its connections: most creates succeed (a fifth failed in the runs of 2026-11-24, all in the racing rounds).
+    expect(statuses[201] ?? 0).toBeGreaterThan((ROUNDS * PER_ROUND) / 4)
     const rows = await sql<{ id: string }[]>`select id from bookings`
     expect(new Set(rows.map((r) => r.id))).toEqual(created)
     expect(await runWitnesses(drizzle(sql) as unknown as Queryable)).toEqual({})

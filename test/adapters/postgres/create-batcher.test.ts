@@ -135,4 +135,15 @@ describe("creates written together (group commit)", () => {
     expect(checks).toBe(2)
     expect(sent.filter((s) => s.batch).map((s) => s.assets)).toEqual([["d0"], ["d1", "d2", "d3"], ["d2", "d3"]])
   })
+
+  it("a batch whose session PostgreSQL ended, when what was stored cannot be read: every create gets the session's error", async () => {
+    const ended = Object.assign(new postgres.PostgresError("terminating connection due to administrator command" as never), { severity: "FATAL", code: "57P01" })
+    const down = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" })
+    const { db } = fakeDb((statement) => {
+      throw statement.startsWith("select id from bookings") ? down : ended
+    })
+    const batcher = makeCreateBatcher(db, id)
+    const results = await Promise.allSettled(["d1", "d2"].map(create).map((c) => batcher.insert(...c.args)))
+    expect(results.map((r) => (r.status === "rejected" ? r.reason : r.status))).toEqual([ended, ended])
+  })
 })
