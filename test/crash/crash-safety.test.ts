@@ -1,12 +1,10 @@
 import { drizzle } from "drizzle-orm/postgres-js"
-import postgres from "postgres"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { Queryable } from "../../adapters/postgres/database.ts"
-import { freshPostgresDatabase } from "../support/databases.ts"
 import { CLOCK_START } from "../support/harness.ts"
 import { formatAt } from "../fuzz/request-arbitraries.ts"
 import { runWitnesses, setUpFuzzWorld, type FuzzWorld } from "../fuzz/fuzz-world.ts"
-import { pickFreePort, startServer, type ServerProcess } from "./server-process.ts"
+import { jsonCaller, serverOnFreshDatabase } from "./server-process.ts"
 
 /**
  * Crash safety: creates, check-ins and cancels at load against the server process on a fresh
@@ -29,35 +27,13 @@ interface Track {
 }
 
 describe("crash safety: SIGKILL under load, restart, nothing acknowledged is lost", () => {
-  let pg: { url: string; drop: () => Promise<void> }
-  let server: ServerProcess | undefined
-  let sql: postgres.Sql
-  beforeAll(async () => {
-    pg = await freshPostgresDatabase()
-    sql = postgres(pg.url, { max: 2, onnotice: () => {} })
-  })
-  afterAll(async () => {
-    await server?.kill("SIGKILL")
-    await sql?.end()
-    await pg?.drop()
-  })
+  const fixture = serverOnFreshDatabase()
 
   it("every 2xx survives, nothing is half-written, witnesses are empty", { timeout: 120_000 }, async () => {
-    const env = {
-      DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN,
-      KEYSPACE_CLOCK: "manual", KEYSPACE_CLOCK_START: CLOCK_START,
-    }
-    const port = await pickFreePort()
-    server = await startServer(env, port)
-    const call = async (method: string, path: string, options: { body?: unknown; token?: string } = {}) => {
-      const res = await fetch(server!.url + path, {
-        method,
-        headers: { "content-type": "application/json", ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      })
-      const text = await res.text()
-      return { status: res.status, body: text ? JSON.parse(text) : undefined }
-    }
+    const env = { KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_CLOCK: "manual", KEYSPACE_CLOCK_START: CLOCK_START }
+    let server = await fixture.start(env)
+    const call = jsonCaller(() => server)
+    const sql = fixture.sql
     const w: FuzzWorld = await setUpFuzzWorld(call, ADMIN)
     const assets = [w.hq.rooms.r1, w.hq.rooms.r2, w.hq.rooms.r3]
     const bookings = new Map<string, Track>()
@@ -106,7 +82,7 @@ describe("crash safety: SIGKILL under load, restart, nothing acknowledged is los
     expect(acks, "the load acknowledged changes before the kill").toBeGreaterThan(5)
 
     // A new port: the killed process's socket may linger for a moment.
-    server = await startServer(env, await pickFreePort())
+    server = await fixture.start(env)
     const rows = await sql<{ id: string; status: string }[]>`select id, status from bookings`
     const stored = new Map(rows.map((r) => [r.id, r.status]))
     for (const [id, track] of bookings) {

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import { createServer, type AddressInfo } from "node:net"
+import postgres from "postgres"
+import { afterAll, beforeAll } from "vitest"
+import { freshPostgresDatabase } from "../support/databases.ts"
 
 /**
  * The real server as a child process (Node, the tsx loader in-process so the pid is the
@@ -66,3 +69,52 @@ export const pickFreePort = (): Promise<number> =>
       probe.close(() => resolve(port))
     })
   })
+
+/** JSON over HTTP to the server: status, the Retry-After header and the parsed body. */
+export const jsonCaller =
+  (server: () => ServerProcess) =>
+  async (method: string, path: string, options: { body?: unknown; token?: string } = {}) => {
+    const s = server()
+    const res = await fetch(s.url + path, {
+      method,
+      headers: { "content-type": "application/json", ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    }).catch((e: unknown) => {
+      throw new Error(`${method} ${path}: ${String(e)}; server exit ${s.child.exitCode}\n${s.output().slice(-3000)}`)
+    })
+    const text = await res.text()
+    return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (text ? JSON.parse(text) : undefined) as any }
+  }
+
+/**
+ * A fresh PostgreSQL database for the file, a client on it (`sql`) and the server process the
+ * test starts on it (`server`), all stopped and dropped after the file.
+ */
+export const serverOnFreshDatabase = () => {
+  const held: { pg?: { url: string; drop: () => Promise<void> }; sql?: postgres.Sql; server?: ServerProcess } = {}
+  beforeAll(async () => {
+    held.pg = await freshPostgresDatabase()
+    held.sql = postgres(held.pg.url, { max: 2, onnotice: () => {} })
+  })
+  afterAll(async () => {
+    await held.server?.kill("SIGKILL")
+    await held.sql?.end()
+    await held.pg?.drop()
+  })
+  return {
+    get url() {
+      return held.pg!.url
+    },
+    get sql() {
+      return held.sql!
+    },
+    get server() {
+      return held.server!
+    },
+    /** Starts the server on the database (a new port each time: a killed one's may linger). */
+    start: async (env: Record<string, string>) => {
+      held.server = await startServer({ DATABASE_URL: held.pg!.url, ...env }, await pickFreePort())
+      return held.server
+    },
+  }
+}

@@ -1,11 +1,9 @@
 import { drizzle } from "drizzle-orm/postgres-js"
-import postgres from "postgres"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { Queryable } from "../../adapters/postgres/database.ts"
-import { freshPostgresDatabase } from "../support/databases.ts"
 import { formatAt } from "../fuzz/request-arbitraries.ts"
 import { runWitnesses } from "../fuzz/fuzz-world.ts"
-import { pickFreePort, startServer, type ServerProcess } from "./server-process.ts"
+import { jsonCaller, serverOnFreshDatabase } from "./server-process.ts"
 
 /**
  * PostgreSQL ending the server's sessions under load (`pg_terminate_backend`, as a restart or a
@@ -31,41 +29,18 @@ const ROUNDS = 10
 const PER_ROUND = 48
 
 describe("database sessions ended by PostgreSQL under load", () => {
-  let pg: { url: string; drop: () => Promise<void> }
-  let server: ServerProcess | undefined
-  let sql: postgres.Sql
-  beforeAll(async () => {
-    pg = await freshPostgresDatabase()
-    sql = postgres(pg.url, { max: 2, onnotice: () => {} })
-  })
-  afterAll(async () => {
-    await server?.kill("SIGKILL")
-    await sql?.end()
-    await pg?.drop()
-  })
+  const fixture = serverOnFreshDatabase()
 
   it("no 500, the process lives, each 201 is stored and each 503 SV004 (with Retry-After) is not", { timeout: 120_000 }, async () => {
-    const env = {
-      DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN,
-    }
-    server = await startServer(env, await pickFreePort())
-    const call = async (method: string, path: string, options: { body?: unknown; token?: string } = {}) => {
-      const res = await fetch(server!.url + path, {
-        method,
-        headers: { "content-type": "application/json", ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      }).catch((e: unknown) => {
-        throw new Error(`${method} ${path}: ${String(e)}; server exit ${server!.child.exitCode}\n${server!.output().slice(-3000)}`)
-      })
-      const text = await res.text()
-      return { status: res.status, retryAfter: res.headers.get("retry-after"), body: text ? JSON.parse(text) : undefined }
-    }
+    const server = await fixture.start({ KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN })
+    const call = jsonCaller(() => server)
+    const sql = fixture.sql
     const applied = await call("PUT", "/admin/v1/manifest", { token: ADMIN, body: MANIFEST })
     expect(applied.status).toBe(200)
     const rooms = Object.values(applied.body.data.projects.hq.rooms) as string[]
     const granted = await call("POST", "/auth/accessToken", { body: { grant_type: "app_credentials", app_id: "app", app_secret: "app-secret-123" } })
     const token = granted.body.access_token as string
-    const dbName = new URL(pg.url).pathname.slice(1)
+    const dbName = new URL(fixture.url).pathname.slice(1)
     const created = new Set<string>()
     const statuses: Record<number, number> = {}
     let k = 0
