@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import { Context, Effect, Layer } from "effect"
-import { isConnectionLoss } from "./connection-loss.ts"
+import { retryingRead } from "./connection-loss.ts"
 import { execute, type Db } from "./database.ts"
 import { ReadsFreshFrom, SnapshotMemos, type SnapshotMemo } from "../../core/ports/read-freshness.ts"
 import { CurrentTx, SqlDatabase } from "./unit-of-work.ts"
@@ -110,14 +110,11 @@ export const readCacheEpochAndSnapshot = async (db: Db): Promise<EpochRead> => {
 }
 
 /**
- * Caches over `db`. The sync's read is retried once when its connection was lost (a restarted
- * or terminated backend): a read is safe to repeat, and nearly every request waits for one.
+ * Caches over `db`. The sync's read is retried while its connection is lost (a restarted or
+ * terminated backend): nearly every request waits for one.
  */
 export const makeCaches = (db: Db, now: () => number = () => Date.now()): Caches =>
-  makeEpochCaches(
-    () => readCacheEpochAndSnapshot(db).catch((e: unknown) => (isConnectionLoss(e) ? readCacheEpochAndSnapshot(db) : Promise.reject(e))),
-    now,
-  )
+  makeEpochCaches(() => retryingRead(() => readCacheEpochAndSnapshot(db)), now)
 
 /** Caches emptied whenever `read` returns a higher epoch than the last one seen. */
 export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => number = () => Date.now()): Caches => {

@@ -55,3 +55,19 @@ export const isConnectionLoss = (e: unknown): boolean => {
   }
   return false
 }
+
+/**
+ * `read` (a statement safe to repeat: it changes nothing) tried up to three times while its
+ * connection is lost, 50 then 100 ms apart: when PostgreSQL ends every session at once, the
+ * pool still holds other dead connections for a moment, and an immediate retry meets one.
+ */
+export const retryingRead = async <A>(read: () => Promise<A>): Promise<A> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read()
+    } catch (e) {
+      if (attempt === 3 || !isConnectionLoss(e)) throw e
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
+    }
+  }
+}

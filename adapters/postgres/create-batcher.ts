@@ -15,7 +15,7 @@ import {
   writeAlone,
   type CreateRows,
 } from "./booking-create.ts"
-import { backendEnded, isConnectionLoss } from "./connection-loss.ts"
+import { backendEnded, retryingRead } from "./connection-loss.ts"
 import type { Db } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable, outboxEventsTable } from "./tables/bookings.ts"
 
@@ -90,22 +90,12 @@ export interface CreateBatcher {
  */
 const refused = (e: unknown): boolean => e instanceof postgres.PostgresError && e.severity === "ERROR"
 
-/**
- * Which of these bookings exist (committed), read on a new connection; tried three times (the
- * pool may still hold other connections of the ended sessions).
- */
+/** Which of these bookings exist (committed), read on a new connection. */
 const committedOf = async (db: Db, bookingIds: ReadonlyArray<string>): Promise<Set<string>> => {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const rows = await clientOf(db).unsafe<Array<{ id: string }>>("select id from bookings where id = any($1::text[])", [bookingIds as string[]], {
-        prepare: true,
-      })
-      return new Set(rows.map((r) => r.id))
-    } catch (e) {
-      if (attempt === 3 || !isConnectionLoss(e)) throw e
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
-    }
-  }
+  const rows = await retryingRead(() =>
+    clientOf(db).unsafe<Array<{ id: string }>>("select id from bookings where id = any($1::text[])", [bookingIds as string[]], { prepare: true }),
+  )
+  return new Set(rows.map((r) => r.id))
 }
 
 /**

@@ -71,8 +71,9 @@ describe("database sessions ended by PostgreSQL under load", () => {
       await Promise.all([round % 2 === 0 ? undefined : terminate(), creates])
     }
     expect(server.child.exitCode, server.output().slice(-3000)).toBeNull()
-    // The pool reopens its connections: most creates succeed (a fifth failed in the runs of 2026-11-24, all in the racing rounds).
-    expect(statuses[201] ?? 0).toBeGreaterThan((ROUNDS * PER_ROUND) / 4)
+    // The pool reopens its connections: most creates succeed (17 of 480 failed in a run of
+    // 2026-11-24, statements cut off while running).
+    expect(statuses[201] ?? 0).toBeGreaterThan((ROUNDS * PER_ROUND) / 2)
     const rows = await sql<{ id: string }[]>`select id from bookings`
     expect(new Set(rows.map((r) => r.id))).toEqual(created)
     expect(await runWitnesses(drizzle(sql) as unknown as Queryable)).toEqual({})
