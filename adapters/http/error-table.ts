@@ -128,7 +128,7 @@ export const toErrorResponse = (
   const headers: Record<string, string> =
     e._tag === "RateLimited"
       ? { "Retry-After": String(Math.max(1, Math.ceil(e.retryAfterSeconds))) }
-      : e._tag === "UpstreamUnavailable"
+      : e._tag === "UpstreamUnavailable" || e._tag === "AuthUnavailable"
         ? { "Retry-After": "1" }
         : {}
   return { status: row.status, body: failureBody(row.code, row.message(e), row.data?.(e)), headers }

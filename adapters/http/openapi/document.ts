@@ -189,8 +189,8 @@ const errorResponse = (status: number, rows: readonly ErrorRow[]): Json => {
         ),
       },
     },
-    ...(status === 429
-      ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds." } } }
+    ...(status === 429 || status === 503
+      ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait before retrying." } } }
       : {}),
   }
 }

@@ -2046,6 +2046,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     /** @description Always no-store. */
                     "Cache-Control"?: "no-store";
                     /** @description Always no-cache. */
@@ -2152,6 +2154,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2257,6 +2261,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2364,6 +2370,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2469,6 +2477,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2578,6 +2588,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2705,7 +2717,7 @@ export interface operations {
             /** @description `SV040`: Too many unpaid bookings held at once (data.limit); pay or cancel one first. */
             429: {
                 headers: {
-                    /** @description Seconds. */
+                    /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2735,6 +2747,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2838,6 +2852,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2961,7 +2977,7 @@ export interface operations {
             /** @description `SV040`: Too many unpaid bookings held at once (data.limit); pay or cancel one first. */
             429: {
                 headers: {
-                    /** @description Seconds. */
+                    /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2991,6 +3007,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3122,6 +3140,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3253,6 +3273,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3384,6 +3406,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3467,7 +3491,7 @@ export interface operations {
             /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
             429: {
                 headers: {
-                    /** @description Seconds. */
+                    /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3497,6 +3521,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3616,7 +3642,7 @@ export interface operations {
             /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
             429: {
                 headers: {
-                    /** @description Seconds. */
+                    /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3646,6 +3672,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3725,7 +3753,7 @@ export interface operations {
             /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
             429: {
                 headers: {
-                    /** @description Seconds. */
+                    /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3755,6 +3783,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3866,7 +3896,7 @@ export interface operations {
             /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
             429: {
                 headers: {
-                    /** @description Seconds. */
+                    /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3896,6 +3926,8 @@ export interface operations {
              */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3984,6 +4016,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4044,6 +4078,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4148,6 +4184,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4208,6 +4246,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4312,6 +4352,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4428,6 +4470,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4535,6 +4579,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4625,6 +4671,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4711,6 +4759,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4797,6 +4847,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4935,6 +4987,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4979,6 +5033,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5025,6 +5081,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5069,6 +5127,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5113,6 +5173,8 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
