@@ -9,13 +9,15 @@
 const DRIVER_CODES = new Set(["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "CONNECT_TIMEOUT"])
 /** Socket errors of a connection (Node's errno codes), as postgres-js passes them on. */
 const SOCKET_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"])
+/** SQLSTATE class 08, connection exception. */
+const CONNECTION_EXCEPTION = /^08[0-9A-Z]{3}$/
 /**
- * SQLSTATEs of a session PostgreSQL ended or could not start for a passing reason: class 08
- * (connection exception), 57P01-57P03 (administrator, crash or fast shutdown; cannot connect
- * now) and 53300 (too many connections). A FATAL with another code (a wrong password, a missing
- * database) is a configuration error: it stays a 500.
+ * SQLSTATEs of a session PostgreSQL ended or could not start for a passing reason, besides class
+ * 08: 57P01-57P03 (administrator, crash or fast shutdown; cannot connect now) and 53300 (too many
+ * connections). A FATAL with another code (a wrong password, a missing database) is a
+ * configuration error: it stays a 500.
  */
-const ENDED_STATES = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/
+const SESSION_ENDED = /^(57P0[1-3]|53300)$/
 
 /** The error and the causes a wrapper (Drizzle's query error) keeps, innermost last. */
 const chain = function* (e: unknown): Generator<{ code?: unknown; severity?: unknown }> {
@@ -27,7 +29,7 @@ const chain = function* (e: unknown): Generator<{ code?: unknown; severity?: unk
 }
 
 /**
- * PostgreSQL itself ended the session for a passing reason (`ENDED_STATES`, as a FATAL or PANIC):
+ * PostgreSQL itself ended the session for a passing reason (a FATAL or PANIC of class 08 or `SESSION_ENDED`):
  * the backend is gone, so its transaction is over, committed or rolled back, and its outcome is
  * visible to a new connection (interrupts are held through a commit, and the FATAL is sent after
  * it). postgres-js reports such a FATAL to a statement not yet running; for a running one it
@@ -35,26 +37,23 @@ const chain = function* (e: unknown): Generator<{ code?: unknown; severity?: unk
  */
 export const backendEnded = (e: unknown): boolean => {
   for (const c of chain(e))
-    if ((c.severity === "FATAL" || c.severity === "PANIC") && typeof c.code === "string" && ENDED_STATES.test(c.code)) return true
+    if ((c.severity === "FATAL" || c.severity === "PANIC") && typeof c.code === "string" && (CONNECTION_EXCEPTION.test(c.code) || SESSION_ENDED.test(c.code)))
+      return true
+  return false
+}
+
+/** Whether `e` or a cause it keeps has a code `test` accepts. */
+const hasCode = (e: unknown, test: (code: string) => boolean): boolean => {
+  for (const c of chain(e)) if (typeof c.code === "string" && test(c.code)) return true
   return false
 }
 
 /** The driver's connection closed or PostgreSQL ended the session: no socket errors of others. */
-export const driverConnectionLost = (e: unknown): boolean => {
-  if (backendEnded(e)) return true
-  for (const c of chain(e)) if (typeof c.code === "string" && DRIVER_CODES.has(c.code)) return true
-  return false
-}
+export const driverConnectionLost = (e: unknown): boolean => backendEnded(e) || hasCode(e, (code) => DRIVER_CODES.has(code))
 
 /** Whether `e` is a lost connection (see the module comment), not an answer of the database. */
-export const isConnectionLoss = (e: unknown): boolean => {
-  if (driverConnectionLost(e)) return true
-  for (const c of chain(e)) {
-    if (typeof c.code !== "string") continue
-    if (SOCKET_CODES.has(c.code) || /^08[0-9A-Z]{3}$/.test(c.code)) return true
-  }
-  return false
-}
+export const isConnectionLoss = (e: unknown): boolean =>
+  driverConnectionLost(e) || hasCode(e, (code) => SOCKET_CODES.has(code) || CONNECTION_EXCEPTION.test(code))
 
 /**
  * `read` (a statement safe to repeat: it changes nothing) tried up to three times while its

@@ -139,31 +139,24 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
    * PostgreSQL ended the statement's session (`backendEnded`: a terminated backend, a restart):
    * the statement's transaction is over, committed or not, and a new connection sees which.
    * Bookings that exist were written (answered as such); the others were not and go into the next
-   * batch, once. Whatever goes wrong here answers the rest with the session's error (503).
+   * batch, once. If what was stored cannot be read, every create gets the session's error (503).
    */
   const recover = async (batch: ReadonlyArray<Queued>, e: unknown): Promise<void> => {
-    const settled = new Set<Queued>()
-    try {
-      const committed = await committedOf(db, batch.map((q) => q.rows.bookingId))
-      const written = batch.filter((q) => committed.has(q.rows.bookingId))
-      for (const q of written) {
-        settled.add(q)
-        q.resolve(insertedOf(q.rows))
-      }
-      // Whether an event was queued for a subscriber is unknown: the relay looks (a wake is cheap).
-      wakeWorkers(db, written.map((q) => q.rows), true)
-      const again: Queued[] = []
-      for (const q of batch)
-        if (!settled.has(q) && !q.resent) {
-          settled.add(q)
-          again.push({ ...q, resent: true })
-        }
-      queue.unshift(...again)
-    } catch {
-      // The read failed: the outcome stays unknown, and the rest get the session's error below.
-    } finally {
-      for (const q of batch) if (!settled.has(q)) q.reject(e)
+    const committed = await committedOf(db, batch.map((q) => q.rows.bookingId)).catch(() => undefined)
+    if (committed === undefined) {
+      for (const q of batch) q.reject(e)
+      return
     }
+    const written = batch.filter((q) => committed.has(q.rows.bookingId))
+    // Whether an event was queued for a subscriber is unknown: the relay looks (a wake is cheap).
+    wakeWorkers(db, written.map((q) => q.rows), true)
+    for (const q of written) q.resolve(insertedOf(q.rows))
+    const again: Queued[] = []
+    for (const q of batch)
+      if (committed.has(q.rows.bookingId)) continue
+      else if (q.resent) q.reject(e)
+      else again.push({ ...q, resent: true })
+    queue.unshift(...again)
   }
 
   const send = async (batch: ReadonlyArray<Queued>): Promise<void> => {

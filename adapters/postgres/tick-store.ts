@@ -122,8 +122,8 @@ export const expandDuePlans = async (db: Queryable, now: number, limit: number):
       } catch (one) {
         if (!refusesContent(one)) throw one
         const error = one instanceof Error ? one.message : String(one)
-        await db.execute(sql`update scheduled_ticks set state = 'failed', attempts = attempts + 1, last_error = ${error.slice(0, 2000)}
-          where id = ${id} and state = 'pending'`)
+        // Its first and last attempt (a plan is never claimed, so it has none before).
+        await recordTickFailure(db, { id, attempts: 0 }, now, error, 1)
         failed.push({ bookingId: booking_id, error })
       }
     }
@@ -398,7 +398,7 @@ const toClaimed = (r: ClaimRow): ClaimedTick => ({
 /** After a failed attempt: retry later with exponential backoff, give up after `maxAttempts`. */
 export const recordTickFailure = async (
   tx: Queryable,
-  tick: ClaimedTick,
+  tick: Pick<ClaimedTick, "id" | "attempts">,
   now: number,
   error: string,
   maxAttempts: number,
