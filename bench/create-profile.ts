@@ -11,6 +11,7 @@
  *                      measured in full (a fresh process spends its first seconds compiling)
  *   --setup-sql SQL    run SQL on the fresh database once the manifest is applied (experiments:
  *                      what a constraint or trigger costs per create)
+ *   --node-arg A      pass A to the server's node (repeatable: V8 flags such as --max-semi-space-size)
  *   --explain          also log the plans (ANALYZE, BUFFERS, triggers) of the sequential creates
  *                      statements into PostgreSQL's log (auto_explain; read them there)
  *   --log-load         also log every statement during the load and print them per create
@@ -45,6 +46,7 @@ const { values: args } = parseArgs({
     port: { type: "string", default: "42610" },
     "setup-sql": { type: "string" },
     explain: { type: "boolean", default: false },
+    "node-arg": { type: "string", multiple: true, default: [] },
   },
 })
 const ADMIN = "bench-admin-token-0123456789"
@@ -96,6 +98,7 @@ const base = `http://127.0.0.1:${port}`
 const profDir = args["cpu-prof"]
 const command = [
   process.execPath,
+  ...args["node-arg"]!,
   ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
   ...(args.dist ? [args.entry] : ["--import", "tsx", "runtimes/node/server.ts"]),
 ]

@@ -302,8 +302,8 @@ const main = async () => {
     rows.push({ name: "idle RSS 1 s after start, PostgreSQL", ours: `${idleRssMb} MB`, limit: "<= 150 MB", ratio: `x${(idleRssMb / 150).toFixed(2)} of the limit`, memoryMb: idleRssMb })
     print(`bench: start-up ${startupMs} ms (first ${first.ms} ms), idle RSS ${idleRssMb} MB`)
     // The same on embedded PGlite in a data directory (the default KEYSPACE_DATA_DIR setup), on
-    // its own port: the first start creates the database (initdb, migrations), the idle figure
-    // is a restart's, as the service runs after its first day.
+    // its own port: the first start creates the database (from the build's template,
+    // adapters/postgres/pglite-template.ts), then a restart opens it.
     {
       const dir = mkdtempSync(`${tmpdir()}/keyspace-bench-pglite-`)
       const env = { KEYSPACE_DATA_DIR: `${dir}/data`, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "info", DATABASE_URL: "" }
@@ -317,7 +317,9 @@ const main = async () => {
         const rss = mb(statusKb(child.pid!, "VmRSS"))
         await stopChild(child)
         results.pglite = { firstStartMs: created.ms, firstIdleRssMb: firstRss, startupMs: ms, idleRssMb: rss }
-        rows.push({ name: `idle RSS 1 s after a restart, embedded PGlite (start-up ${ms} ms; first start ${created.ms} ms, ${firstRss} MB)`, ours: `${rss} MB`, limit: "<= 300 MB", ratio: `x${(rss / 300).toFixed(2)} of the limit`, memoryMb: rss })
+        // The row's figure is the larger of the two: a fresh `npm start` is a first start.
+        const worst = Math.max(rss, firstRss)
+        rows.push({ name: `idle RSS 1 s after start, embedded PGlite (first start ${created.ms} ms, ${firstRss} MB; restart ${ms} ms, ${rss} MB)`, ours: `${worst} MB`, limit: "<= 300 MB", ratio: `x${(worst / 300).toFixed(2)} of the limit`, memoryMb: worst })
         print(`bench: PGlite start-up ${ms} ms, idle RSS ${rss} MB (first start ${created.ms} ms, ${firstRss} MB)`)
       } finally {
         rmSync(dir, { recursive: true, force: true })

@@ -5,6 +5,8 @@
 // most of the start-up) and now loads one. PGlite (its WebAssembly and data files are found
 // next to its own module) and Temporal (native worker, loaded lazily) stay in node_modules.
 // The other entries (temporal-worker, move-to-postgres) keep the unbundled tsc output.
+// Last, dist/pglite-template: a data directory initialised and migrated once here, which a new
+// embedded database is copied from (adapters/postgres/pglite-template.ts).
 // `--if-stale` (the prepare and prestart hooks) skips the work when dist/ is newer than every
 // source, so `npm ci` builds once and `npm start` starts at once.
 import { spawnSync } from "node:child_process"
@@ -65,6 +67,10 @@ if (tsc.status !== 0) process.exit(tsc.status ?? 1)
 await bundleServer()
 rmSync(join(root, "dist/drizzle"), { recursive: true, force: true })
 cpSync(join(root, "drizzle"), join(root, "dist/drizzle"), { recursive: true })
+// The embedded database's template of these migrations (a new data directory is a copy of it).
+const template = spawnSync(process.execPath, [join(root, "scripts/pglite-template.mjs")], { stdio: "inherit" })
+if (template.status !== 0)
+  console.error("dist/pglite-template was not built: a new embedded database runs initdb in the server (slower first start, more memory).")
 mkdirSync(join(root, "dist"), { recursive: true })
 writeFileSync(stamp, new Date().toISOString() + "\n")
 

@@ -4,6 +4,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js"
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator"
 import postgres from "postgres"
 import { preparing } from "./prepared-client.ts"
+import { buildTemplate, startFromTemplate, templateArchive, templateDirOf } from "./pglite-template.ts"
 import * as schema from "./schema.ts"
 
 export type Schema = typeof schema
@@ -184,6 +185,11 @@ export interface OpenOptions {
   /** PGlite data directory, or "memory". */
   readonly dataDir?: string
   readonly maxConnections?: number
+  /**
+   * The template a new PGlite data directory starts from (pglite-template.ts): by default the
+   * build's, beside the migrations; `false` runs initdb.
+   */
+  readonly template?: string | false
 }
 
 export const openDatabase = async (options: OpenOptions): Promise<Database> => {
@@ -227,22 +233,14 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
       },
     }
   }
-  // Loaded only here: a server on PostgreSQL never loads PGlite's WebAssembly and data bundle.
-  const [{ PGlite }, { btree_gist }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
-    import("@electric-sql/pglite"),
-    import("@electric-sql/pglite/contrib/btree_gist"),
-    import("drizzle-orm/pglite"),
-    import("drizzle-orm/pglite/migrator"),
-  ])
   const dataDir = options.dataDir ?? "memory"
-  const pg = await PGlite.create({
-    ...(dataDir === "memory" ? {} : { dataDir }),
-    extensions: { btree_gist },
-    // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap, which never
-    // shrinks: it was a quarter of the idle RSS. The data files are in memory or the OS page
-    // cache anyway, so a page outside the buffers costs a copy, not a disk read.
-    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((kv) => ["-c", kv])],
-  })
+  const template = options.template === false ? undefined : (options.template ?? templateDirOf(migrationsFolder))
+  // A new database is a copy of the build's template when one fits (pglite-template.ts).
+  const archive =
+    template === undefined ? undefined
+    : dataDir === "memory" ? templateArchive(template, migrationsFolder)
+    : (startFromTemplate(dataDir, template, migrationsFolder), undefined)
+  const { pg, drizzlePglite, migratePglite } = await createPglite(dataDir, archive)
   // One process owns a PGlite directory: in-process wake-ups are all there is to send.
   const waker = makeWaker(undefined)
   const db = withCommitWakes(drizzlePglite(pg, { schema }) as unknown as Db, waker.wake)
@@ -261,6 +259,42 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
     close: () => pg.close(),
   }
 }
+
+/** A PGlite instance on `dataDir` ("memory": none), its files loaded from `archive` when given. */
+const createPglite = async (dataDir: string, archive?: Blob) => {
+  // Loaded only here: a server on PostgreSQL never loads PGlite's WebAssembly and data bundle.
+  const [{ PGlite }, { btree_gist }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/btree_gist"),
+    import("drizzle-orm/pglite"),
+    import("drizzle-orm/pglite/migrator"),
+  ])
+  const pg = await PGlite.create({
+    ...(dataDir === "memory" ? {} : { dataDir }),
+    ...(archive === undefined ? {} : { loadDataDir: archive }),
+    extensions: { btree_gist },
+    // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap, which never
+    // shrinks: it was a quarter of the idle RSS. The data files are in memory or the OS page
+    // cache anyway, so a page outside the buffers costs a copy, not a disk read.
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((kv) => ["-c", kv])],
+  })
+  return { pg, drizzlePglite, migratePglite }
+}
+
+/**
+ * Builds the template of this build's migrations (scripts/build.mjs): a database created and
+ * migrated in the template's directory, and the same files archived before it closes.
+ */
+export const buildPgliteTemplate = (templateDir = templateDirOf(migrationsFolder)): Promise<void> =>
+  buildTemplate(templateDir, migrationsFolder, async (directory) => {
+    const { pg, drizzlePglite, migratePglite } = await createPglite(directory)
+    try {
+      await migratePglite(drizzlePglite(pg), { migrationsFolder })
+      return new Uint8Array(await (await pg.dumpDataDir("gzip")).arrayBuffer())
+    } finally {
+      await pg.close()
+    }
+  })
 
 /** A lazy Drizzle query (a builder or `execute(sql)`): `.execute()` sends it. */
 export interface Sendable<T> {

@@ -1,0 +1,78 @@
+import { sql } from "drizzle-orm"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { buildPgliteTemplate, execute, openDatabase } from "../../../adapters/postgres/database.ts"
+import { startFromTemplate, templateFits } from "../../../adapters/postgres/pglite-template.ts"
+
+const migrationsFolder = new URL("../../../drizzle", import.meta.url).pathname
+const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta/_journal.json"), "utf8")) as { entries: Array<{ tag: string }> }
+
+let root: string
+let template: string
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "keyspace-template-"))
+  template = join(root, "template")
+  await buildPgliteTemplate(template)
+}, 60_000)
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+describe("a new embedded database starts from the build's template (no initdb in the server)", () => {
+  it("the template is a whole migrated data directory and its archive, stamped with its migrations", () => {
+    expect(existsSync(join(template, "PG_VERSION"))).toBe(true)
+    expect(existsSync(`${template}.tar.gz`)).toBe(true)
+    const stamp = JSON.parse(readFileSync(`${template}.json`, "utf8")) as { migrations: string[] }
+    expect(stamp.migrations).toEqual(journal.entries.map((e) => e.tag))
+    expect(templateFits(template, migrationsFolder)).toBe(true)
+    expect(readdirSync(root).some((n) => n.includes(".building-"))).toBe(false)
+  })
+
+  it.each([
+    ["a new data directory", () => join(root, "new", "data")],
+    ["a new in-memory database (its archive)", () => "memory"],
+  ])("%s opens from the template with every migration applied and the slot constraint in force", async (_name, dir) => {
+    const dataDir = dir()
+    const db = await openDatabase({ dataDir, template })
+    try {
+      const [applied] = await execute<{ n: number }>(db.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`)
+      expect(applied!.n).toBe(journal.entries.length)
+      const [exclusion] = await execute<{ n: number }>(
+        db.db,
+        sql`select count(*)::int as n from pg_constraint where conname = 'booking_slots_no_overlap'`,
+      )
+      expect(exclusion!.n).toBe(1)
+    } finally {
+      await db.close()
+    }
+    if (dataDir !== "memory") expect(readdirSync(join(root, "new"))).toEqual(["data"])
+  }, 30_000)
+
+  it("an empty data directory (made by the start's lock) is filled from the template", () => {
+    const dataDir = join(root, "empty")
+    mkdirSync(dataDir)
+    expect(startFromTemplate(dataDir, template, migrationsFolder)).toBe(true)
+    expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(true)
+  })
+
+  it("a data directory with anything in it is never touched", () => {
+    const dataDir = join(root, "taken")
+    mkdirSync(dataDir)
+    writeFileSync(join(dataDir, "notes.txt"), "mine")
+    expect(startFromTemplate(dataDir, template, migrationsFolder)).toBe(false)
+    expect(readdirSync(dataDir)).toEqual(["notes.txt"])
+  })
+
+  it("a template of other migrations, or one without its stamp, is not used (initdb runs as before)", () => {
+    const other = join(root, "other")
+    cpSync(template, other, { recursive: true })
+    writeFileSync(`${other}.json`, JSON.stringify({ migrations: journal.entries.slice(0, -1).map((e) => e.tag) }))
+    expect(templateFits(other, migrationsFolder)).toBe(false)
+    rmSync(`${other}.json`)
+    expect(templateFits(other, migrationsFolder)).toBe(false)
+    const dataDir = join(root, "untouched")
+    expect(startFromTemplate(dataDir, other, migrationsFolder)).toBe(false)
+    expect(existsSync(dataDir)).toBe(false)
+  })
+})
