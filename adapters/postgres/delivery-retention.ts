@@ -32,16 +32,37 @@ export const pruneDeliveries = async (db: Queryable, now: number, retentionMs: n
   }
 }
 
+/**
+ * Deletes booking outbox events created more than `retentionMs` before `now` (service clock)
+ * that the webhook relay no longer needs: an event still in its queue stays, however old. A
+ * relayed event lives on in its deliveries (each carries its own signed body), so nothing reads
+ * it again; without this sweep the table grew by every booking change for ever. In batches, as
+ * `pruneDeliveries`. Returns how many rows went.
+ */
+export const pruneOutboxEvents = async (db: Queryable, now: number, retentionMs: number): Promise<number> => {
+  const cutoff = new Date(now - retentionMs).toISOString()
+  let total = 0
+  for (;;) {
+    const gone = await execute<{ id: string }>(
+      db,
+      sql`delete from outbox_events where id in (
+            select o.id from outbox_events o
+             where o.created_at < ${cutoff}::timestamptz
+               and not exists (select 1 from webhook_outbox_queue q where q.event_id = o.id)
+             limit ${BATCH})
+          returning id`,
+    )
+    total += gone.length
+    if (gone.length < BATCH) return total
+  }
+}
+
 export interface DeliveryRetention {
   /** Sweeps now (after a manual clock advance: age is measured on the service clock). */
   readonly sweep: () => Promise<void>
   readonly stop: () => Promise<void>
 }
 
-/**
- * The background job of KEYSPACE_WEBHOOK_RETENTION_DAYS (0 keeps everything): sweeps at start,
- * every 10 minutes, and after every manual clock advance, measuring age on the service clock.
- */
 /** What the retention loop needs of the worker that runs it. */
 export interface RetentionDeps {
   readonly config: Config
@@ -50,14 +71,23 @@ export interface RetentionDeps {
   readonly logger: Logger
 }
 
+/**
+ * The background job of KEYSPACE_WEBHOOK_RETENTION_DAYS (0 keeps everything): finished deliveries
+ * and relayed outbox events; sweeps at start, every 10 minutes, and after every manual clock
+ * advance, measuring age on the service clock.
+ */
 export const startDeliveryRetention = (s: RetentionDeps): DeliveryRetention => {
   const days = s.config.webhookRetentionDays
   if (days === 0) return { sweep: async () => {}, stop: async () => {} }
   let running: Promise<unknown> = Promise.resolve()
   const sweep = () => {
     running = running
-      .then(() => pruneDeliveries(s.database.db, s.clock.now(), days * DAY_MS))
-      .then((n) => n > 0 && s.logger.log("info", "webhook deliveries pruned", { deleted: n, retentionDays: days }))
+      .then(async () => {
+        const now = s.clock.now()
+        const deliveries = await pruneDeliveries(s.database.db, now, days * DAY_MS)
+        const events = await pruneOutboxEvents(s.database.db, now, days * DAY_MS)
+        if (deliveries + events > 0) s.logger.log("info", "webhook deliveries pruned", { deleted: deliveries, outboxEvents: events, retentionDays: days })
+      })
       .catch((e: unknown) => s.logger.log("warn", "webhook delivery retention failed", { error: String(e) }))
     return running.then(() => {})
   }

@@ -1,10 +1,13 @@
+import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { execute } from "../../../adapters/postgres/database.ts"
+import { pruneOutboxEvents } from "../../../adapters/postgres/delivery-retention.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 import { applyHooks, deliveriesOf, eventually, inviteSent, publish, webhookManifest } from "../webhooks/fixtures.ts"
 import { startReceiver, type Receiver } from "../webhooks/receiver.ts"
 
-/** Issue 15, point 6: webhook delivery rows and registrations do not live forever. */
+/** Issue 15, point 6: webhook delivery rows and registrations do not live forever; nor do relayed outbox events (issue 13, session 11). */
 describe.each(ENGINES)("retention of webhook deliveries and registrations on %s", (engine) => {
   let h: Harness
   let receiver: Receiver
@@ -38,6 +41,44 @@ describe.each(ENGINES)("retention of webhook deliveries and registrations on %s"
     const left = (await deliveriesOf(h, webhooks.ops!)).data
     expect(left).toHaveLength(1)
     expect(Date.parse(left[0].occurredAt)).toBeGreaterThan(Date.parse(await nowIso()) - 7 * 86_400_000)
+  })
+
+  /** A booking outbox event of a project nobody subscribes to, created at `at` (ISO). */
+  const outboxEvent = (id: string, at: string) =>
+    execute(
+      h.booted.services.database.db,
+      sql`insert into outbox_events (id, project_id, booking_id, type, payload, occurred_at, created_at)
+          values (${id}, 'retention-project', null, 'ROOM_BOOK', '{}'::jsonb, ${at}::timestamptz, ${at}::timestamptz)`,
+    )
+  const outboxIds = async (ids: string[]) =>
+    (
+      await execute<{ id: string }>(
+        h.booted.services.database.db,
+        sql`select id from outbox_events where id in (${sql.join(ids.map((i) => sql`${i}`), sql`, `)}) order by id`,
+      )
+    ).map((r) => r.id)
+
+  it("relayed booking outbox events older than KEYSPACE_WEBHOOK_RETENTION_DAYS are removed; one still queued for the relay stays", async () => {
+    const db = h.booted.services.database.db
+    const now = Date.parse((await h.admin("GET", "/clock")).body.data.now)
+    const daysAgo = (d: number) => new Date(now - d * 86_400_000).toISOString()
+    await outboxEvent("0000000000000000000000e1", daysAgo(10))
+    await outboxEvent("0000000000000000000000e2", daysAgo(10))
+    await execute(db, sql`insert into webhook_outbox_queue (event_id, created_at) values ('0000000000000000000000e2', ${daysAgo(10)}::timestamptz)`)
+    await outboxEvent("0000000000000000000000e3", daysAgo(1))
+    const all = ["0000000000000000000000e1", "0000000000000000000000e2", "0000000000000000000000e3"]
+
+    expect(await pruneOutboxEvents(db, now, 7 * 86_400_000)).toBe(1)
+    expect(await outboxIds(all)).toEqual(["0000000000000000000000e2", "0000000000000000000000e3"])
+    await execute(db, sql`delete from webhook_outbox_queue where event_id = '0000000000000000000000e2'`)
+  })
+
+  it("the retention sweep removes relayed outbox events as the service clock moves", async () => {
+    await outboxEvent("0000000000000000000000e4", (await h.admin("GET", "/clock")).body.data.now)
+    await h.advance(6 * 24 * 60)
+    expect(await outboxIds(["0000000000000000000000e4"])).toEqual(["0000000000000000000000e4"])
+    await h.advance(2 * 24 * 60)
+    expect(await outboxIds(["0000000000000000000000e4"])).toEqual([])
   })
 
   it("the manifest disables, re-enables and removes a webhook explicitly", async () => {
