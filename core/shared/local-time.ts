@@ -286,10 +286,14 @@ export const instantAt = (date: LocalDate, time: string | number, timeZone: stri
   // Offsets a day either side bracket any single transition near this wall time.
   const before = offsetMsAt(wallAsUtc - MS_PER_DAY, timeZone)
   const after = offsetMsAt(wallAsUtc + MS_PER_DAY, timeZone)
-  const candidates = [wallAsUtc - before, wallAsUtc - after]
-    .filter((t) => t + offsetMsAt(t, timeZone) === wallAsUtc)
-    .sort((a, b) => a - b)
-  return candidates[0] ?? wallAsUtc - before
+  // The earlier of the two readings that land on the wall time (no arrays: a create calls this
+  // for each bound of each day it checks).
+  const early = wallAsUtc - before
+  const late = wallAsUtc - after
+  const earlyFits = early + offsetMsAt(early, timeZone) === wallAsUtc
+  const lateFits = late + offsetMsAt(late, timeZone) === wallAsUtc
+  if (earlyFits && lateFits) return Math.min(early, late)
+  return earlyFits ? early : lateFits ? late : early
 }
 
 /** Start of the local day (local midnight, or the first instant after a midnight gap). */
