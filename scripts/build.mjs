@@ -68,7 +68,7 @@ await bundleServer()
 rmSync(join(root, "dist/drizzle"), { recursive: true, force: true })
 cpSync(join(root, "drizzle"), join(root, "dist/drizzle"), { recursive: true })
 // The embedded database's template of these migrations (a new data directory is a copy of it).
-const template = spawnSync(process.execPath, [join(root, "scripts/pglite-template.mjs")], { stdio: "inherit" })
+const template = spawnSync(process.execPath, [join(root, "scripts/pglite-template.mjs")], { stdio: "inherit", timeout: 180_000 })
 if (template.status !== 0)
   console.error("dist/pglite-template was not built: a new embedded database runs initdb in the server (slower first start, more memory).")
 mkdirSync(join(root, "dist"), { recursive: true })

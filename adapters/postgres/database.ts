@@ -290,6 +290,8 @@ export const buildPgliteTemplate = (templateDir = templateDirOf(migrationsFolder
     const { pg, drizzlePglite, migratePglite } = await createPglite(directory)
     try {
       await migratePglite(drizzlePglite(pg), { migrationsFolder })
+      // Written out first, so a database loaded from the archive has no WAL to replay.
+      await pg.exec("CHECKPOINT")
       return new Uint8Array(await (await pg.dumpDataDir("gzip")).arrayBuffer())
     } finally {
       await pg.close()

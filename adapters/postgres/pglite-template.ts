@@ -1,5 +1,5 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { join, resolve } from "node:path"
 
 /*
  * A new embedded database starts as a copy of a data directory that the build initialised and
@@ -45,27 +45,44 @@ export const templateFits = (templateDir: string, migrationsFolder: string): boo
   }
 }
 
+/** Written first into a directory being filled and removed last: its presence means a fill was cut short. */
+const FILLING = ".keyspace-filling-from-template"
+
 /**
- * Fills a new data directory (missing or empty) with a copy of the template, when one fits.
- * The copy is made beside it and renamed into place, so a start cut short leaves either no
- * database or a whole one, never half a directory that would look like a database. A directory
- * with anything in it is never touched. Returns whether the template was used.
+ * Fills a new data directory (missing or empty) with a copy of the template, when one fits. The
+ * directory itself is kept (a mount point, a symlink, the operator's owner and mode): its entries
+ * are copied in with `PG_VERSION` last, since PGlite takes a directory with `PG_VERSION` for a
+ * database, between a marker written first and removed last. A fill cut short (the marker
+ * without `PG_VERSION`) is emptied and done again; one cut short after `PG_VERSION` is whole. A
+ * directory with anything else in it is never touched. Returns whether the template was used.
  */
 export const startFromTemplate = (dataDir: string, templateDir: string, migrationsFolder: string): boolean => {
-  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return false
-  if (!templateFits(templateDir, migrationsFolder)) return false
-  const staging = `${dataDir}.from-template-${process.pid}`
-  rmSync(staging, { recursive: true, force: true })
-  mkdirSync(dirname(staging), { recursive: true })
-  cpSync(templateDir, staging, { recursive: true })
-  rmSync(dataDir, { recursive: true, force: true })
-  renameSync(staging, dataDir)
+  const dir = resolve(dataDir)
+  const marker = join(dir, FILLING)
+  const entries = existsSync(dir) ? readdirSync(dir) : []
+  if (entries.includes(FILLING)) {
+    if (entries.includes("PG_VERSION")) {
+      rmSync(marker)
+      return true
+    }
+    // Everything here was copied by the fill that was cut short (it began on an empty directory).
+    for (const e of entries) if (e !== FILLING) rmSync(join(dir, e), { recursive: true, force: true })
+  } else if (entries.length > 0) return false
+  if (!templateFits(templateDir, migrationsFolder)) {
+    rmSync(marker, { force: true })
+    return false
+  }
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(marker, "")
+  for (const e of readdirSync(templateDir)) if (e !== "PG_VERSION") cpSync(join(templateDir, e), join(dir, e), { recursive: true })
+  cpSync(join(templateDir, "PG_VERSION"), join(dir, "PG_VERSION"))
+  rmSync(marker)
   return true
 }
 
 /** The template's files as the archive PGlite loads into a new in-memory database, when one fits. */
 export const templateArchive = (templateDir: string, migrationsFolder: string): Blob | undefined =>
-  templateFits(templateDir, migrationsFolder) ? new Blob([readFileSync(archiveOf(templateDir))]) : undefined
+  templateFits(templateDir, migrationsFolder) ? new Blob([readFileSync(archiveOf(templateDir))], { type: "application/gzip" }) : undefined
 
 /**
  * Builds a template of these migrations at `templateDir`: `create` writes a new migrated database
@@ -80,9 +97,13 @@ export const buildTemplate = async (
   const staging = `${templateDir}.building-${process.pid}`
   rmSync(staging, { recursive: true, force: true })
   rmSync(stampOf(templateDir), { force: true })
-  const archive = await create(staging)
-  rmSync(templateDir, { recursive: true, force: true })
-  renameSync(staging, templateDir)
-  writeFileSync(archiveOf(templateDir), archive)
-  writeFileSync(stampOf(templateDir), JSON.stringify({ migrations: journalTags(migrationsFolder) } satisfies TemplateStamp) + "\n")
+  try {
+    const archive = await create(staging)
+    rmSync(templateDir, { recursive: true, force: true })
+    renameSync(staging, templateDir)
+    writeFileSync(archiveOf(templateDir), archive)
+    writeFileSync(stampOf(templateDir), JSON.stringify({ migrations: journalTags(migrationsFolder) } satisfies TemplateStamp) + "\n")
+  } finally {
+    rmSync(staging, { recursive: true, force: true })
+  }
 }

@@ -56,6 +56,27 @@ describe("a new embedded database starts from the build's template (no initdb in
     expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(true)
   })
 
+  it("a data directory given with a trailing slash is filled in place", () => {
+    const dataDir = join(root, "slash")
+    expect(startFromTemplate(`${dataDir}/`, template, migrationsFolder)).toBe(true)
+    expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(true)
+    expect(readdirSync(root).filter((n) => n.startsWith("slash"))).toEqual(["slash"])
+  })
+
+  it("a fill cut short before PG_VERSION is emptied and done again; one cut short after it is whole", () => {
+    const cut = join(root, "cut")
+    mkdirSync(cut)
+    writeFileSync(join(cut, ".keyspace-filling-from-template"), "")
+    cpSync(join(template, "global"), join(cut, "global"), { recursive: true })
+    writeFileSync(join(cut, "half-copied"), "x")
+    expect(startFromTemplate(cut, template, migrationsFolder)).toBe(true)
+    expect(readdirSync(cut).sort()).toEqual(readdirSync(template).sort())
+
+    writeFileSync(join(cut, ".keyspace-filling-from-template"), "")
+    expect(startFromTemplate(cut, template, migrationsFolder)).toBe(true)
+    expect(readdirSync(cut).sort()).toEqual(readdirSync(template).sort())
+  })
+
   it("a data directory with anything in it is never touched", () => {
     const dataDir = join(root, "taken")
     mkdirSync(dataDir)

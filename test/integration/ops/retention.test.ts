@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { execute } from "../../../adapters/postgres/database.ts"
+import { execute, type Queryable } from "../../../adapters/postgres/database.ts"
 import { pruneOutboxEvents } from "../../../adapters/postgres/delivery-retention.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
@@ -50,10 +50,10 @@ describe.each(ENGINES)("retention of webhook deliveries and registrations on %s"
       sql`insert into outbox_events (id, project_id, booking_id, type, payload, occurred_at, created_at)
           values (${id}, 'retention-project', null, 'ROOM_BOOK', '{}'::jsonb, ${at}::timestamptz, ${at}::timestamptz)`,
     )
-  const outboxIds = async (ids: string[]) =>
+  const outboxIds = async (ids: string[], q: Queryable = h.booted.services.database.db) =>
     (
       await execute<{ id: string }>(
-        h.booted.services.database.db,
+        q,
         sql`select id from outbox_events where id in (${sql.join(ids.map((i) => sql`${i}`), sql`, `)}) order by id`,
       )
     ).map((r) => r.id)
@@ -64,13 +64,22 @@ describe.each(ENGINES)("retention of webhook deliveries and registrations on %s"
     const daysAgo = (d: number) => new Date(now - d * 86_400_000).toISOString()
     await outboxEvent("0000000000000000000000e1", daysAgo(10))
     await outboxEvent("0000000000000000000000e2", daysAgo(10))
-    await execute(db, sql`insert into webhook_outbox_queue (event_id, created_at) values ('0000000000000000000000e2', ${daysAgo(10)}::timestamptz)`)
     await outboxEvent("0000000000000000000000e3", daysAgo(1))
     const all = ["0000000000000000000000e1", "0000000000000000000000e2", "0000000000000000000000e3"]
 
-    expect(await pruneOutboxEvents(db, now, 7 * 86_400_000)).toBe(1)
-    expect(await outboxIds(all)).toEqual(["0000000000000000000000e2", "0000000000000000000000e3"])
-    await execute(db, sql`delete from webhook_outbox_queue where event_id = '0000000000000000000000e2'`)
+    // The queue row and the prune in one transaction, rolled back: the running relay would drop
+    // a queued event nobody subscribes to before the prune could see it.
+    const rolledBack = new Error("rolled back")
+    const seen = await db
+      .transaction(async (tx) => {
+        await execute(tx, sql`insert into webhook_outbox_queue (event_id, created_at) values ('0000000000000000000000e2', ${daysAgo(10)}::timestamptz)`)
+        const pruned = await pruneOutboxEvents(tx, now, 7 * 86_400_000)
+        const left = await outboxIds(all, tx)
+        throw Object.assign(rolledBack, { pruned, left })
+      })
+      .catch((e: unknown) => e as { pruned: number; left: string[] })
+    expect(seen).toMatchObject({ pruned: 1, left: ["0000000000000000000000e2", "0000000000000000000000e3"] })
+    expect(await outboxIds(all)).toEqual(all)
   })
 
   it("the retention sweep removes relayed outbox events as the service clock moves", async () => {
