@@ -5,6 +5,7 @@ import { LIVE_STATUSES, type Booking } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
 import {
+  execute,
   pgErrorOf,
   pipeline,
   PG_DEADLOCK_DETECTED,
@@ -42,6 +43,23 @@ const guardSlot = async <T>(tx: Queryable, assetId: string, write: () => Promise
 
 /** The asset's transaction-scoped lock that writers of its slots queue on (see guardSlot). */
 const lockAsset = (tx: Queryable, assetId: string) => tx.execute(sql`select pg_advisory_xact_lock(hashtext(${assetId}))`)
+
+/**
+ * The same locks for the assets of several bookings, taken at once in key order: a transaction
+ * that writes slots of many assets (a scheduler batch) would otherwise take them write by write,
+ * and two such transactions taking two assets in opposite orders deadlock; PostgreSQL waits its
+ * deadlock timeout (1 s) before it aborts one.
+ */
+export const lockAssetsOfBookings = async (tx: Queryable, bookingIds: ReadonlyArray<string>): Promise<void> => {
+  if (bookingIds.length === 0) return
+  await execute(
+    tx,
+    sql`select count(pg_advisory_xact_lock(k))::int as n
+        from (select distinct hashtext(b.asset_id) as k from bookings b
+              where b.id in (${sql.join(bookingIds.map((id) => sql`${id}`), sql`, `)})
+              order by k) as keys`,
+  )
+}
 
 /** An overlap refused by the exclusion index (or a deadlock against an overlapping writer). */
 const slotError = (e: unknown, assetId: string): unknown => {

@@ -5,6 +5,7 @@ import type {
 } from "../../core/ports/lifecycle-scheduler.ts"
 import type { Database, Tx } from "../postgres/database.ts"
 import type { SchedulerDeps } from "./scheduler-deps.ts"
+import { lockAssetsOfBookings } from "../postgres/booking-repo.ts"
 import {
   claimDueTicks,
   claimTickById,
@@ -35,7 +36,7 @@ export interface EmbeddedOptions {
   /** Longest sleep without a known due tick: a safety net for a missed wake-up. */
   readonly maxSleepMs?: number
   readonly maxAttempts?: number
-  /** Called after each applied tick (tests and the bench count and time them). */
+  /** Called after each applied tick has committed, in commit order within this worker (tests and the bench count and time them). */
   readonly onApplied?: (tick: BookingTick, outcome: TickOutcome, at: number) => void
 }
 
@@ -98,25 +99,34 @@ export const makeEmbeddedScheduler = (
     for (const { bookingId, error } of plans.failed) log.log("error", "scheduler plan failed", { bookingId, error })
     let applied: Array<[BookingTick, TickOutcome, number]> = []
     let claimed: Array<ClaimedTick> = []
+    let together = false
     try {
       await db.db.transaction(async (tx) => {
         claimed = await claimDueTicks(tx, now, batchSize)
+        // Every asset the batch may write, locked up front in one order (two workers' batches
+        // taking them tick by tick deadlocked, and each deadlock cost a second and a slow path).
+        await lockAssetsOfBookings(tx, claimed.map((t) => t.bookingId))
         for (const tick of claimed) {
           const at = atOf(tick, now, stepped)
           const outcome = await applyInTx(tx, tick, at)
           if (outcome !== undefined) applied.push([tick, outcome, at])
         }
       })
+      together = true
     } catch (e) {
       if (claimed.length === 0) throw e
       applied = []
       for (const tick of claimed) {
         const at = atOf(tick, now, stepped)
         const outcome = await applyAlone(tick, now, at)
-        if (outcome !== undefined) applied.push([tick, outcome, at])
+        if (outcome === undefined) continue
+        applied.push([tick, outcome, at])
+        // Reported as its own transaction commits, not after the rest: another worker may apply
+        // the booking's next tick as soon as this one is done.
+        options.onApplied?.(tick, outcome, at)
       }
     }
-    for (const [tick, outcome, at] of applied) options.onApplied?.(tick, outcome, at)
+    if (together) for (const [tick, outcome, at] of applied) options.onApplied?.(tick, outcome, at)
     return [applied.length, claimed.length + plans.expanded + plans.failed.length]
   }
 
