@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm"
+import { sql, type SQL } from "drizzle-orm"
 import { execute, type Queryable } from "./database.ts"
 import type { ClockShape } from "../../core/ports/clock.ts"
 import type { Config } from "../config/config.ts"
@@ -11,51 +11,43 @@ const SWEEP_EVERY_MS = 10 * 60_000
 const BATCH = 5000
 
 /**
- * Deletes finished deliveries (delivered or failed) whose event occurred more than `retentionMs`
- * before `now` (service clock). Pending ones stay until they finish, however old. In batches, so
- * a large first sweep never holds one long transaction. Returns how many rows went.
+ * Deletes the rows of `table` that `where` picks, at most BATCH per statement until one deletes
+ * fewer, so a large first sweep never holds one long transaction. Returns how many rows went.
  */
-export const pruneDeliveries = async (db: Queryable, now: number, retentionMs: number): Promise<number> => {
-  const cutoff = new Date(now - retentionMs).toISOString()
+const deleteInBatches = async (db: Queryable, table: "webhook_deliveries" | "outbox_events", where: SQL): Promise<number> => {
   let total = 0
   for (;;) {
     const gone = await execute<{ id: string }>(
       db,
-      sql`delete from webhook_deliveries where id in (
-            select id from webhook_deliveries
-             where state in ('delivered', 'failed') and occurred_at < ${cutoff}::timestamptz
-             limit ${BATCH})
-          returning id`,
+      sql`delete from ${sql.raw(table)} where id in (select id from ${sql.raw(table)} where ${where} limit ${BATCH}) returning id`,
     )
     total += gone.length
     if (gone.length < BATCH) return total
   }
 }
 
+const cutoffOf = (now: number, retentionMs: number): string => new Date(now - retentionMs).toISOString()
+
+/**
+ * Deletes finished deliveries (delivered or failed) whose event occurred more than `retentionMs`
+ * before `now` (service clock). Pending ones stay until they finish, however old.
+ */
+export const pruneDeliveries = (db: Queryable, now: number, retentionMs: number): Promise<number> =>
+  deleteInBatches(db, "webhook_deliveries", sql`state in ('delivered', 'failed') and occurred_at < ${cutoffOf(now, retentionMs)}::timestamptz`)
+
 /**
  * Deletes booking outbox events created more than `retentionMs` before `now` (service clock)
  * that the webhook relay no longer needs: an event still in its queue stays, however old. A
  * relayed event lives on in its deliveries (each carries its own signed body), so nothing reads
- * it again; without this sweep the table grew by every booking change for ever. In batches, as
- * `pruneDeliveries`. Returns how many rows went.
+ * it again; without this sweep the table grew by every booking change for ever.
  */
-export const pruneOutboxEvents = async (db: Queryable, now: number, retentionMs: number): Promise<number> => {
-  const cutoff = new Date(now - retentionMs).toISOString()
-  let total = 0
-  for (;;) {
-    const gone = await execute<{ id: string }>(
-      db,
-      sql`delete from outbox_events where id in (
-            select o.id from outbox_events o
-             where o.created_at < ${cutoff}::timestamptz
-               and not exists (select 1 from webhook_outbox_queue q where q.event_id = o.id)
-             limit ${BATCH})
-          returning id`,
-    )
-    total += gone.length
-    if (gone.length < BATCH) return total
-  }
-}
+export const pruneOutboxEvents = (db: Queryable, now: number, retentionMs: number): Promise<number> =>
+  deleteInBatches(
+    db,
+    "outbox_events",
+    sql`created_at < ${cutoffOf(now, retentionMs)}::timestamptz
+        and not exists (select 1 from webhook_outbox_queue q where q.event_id = outbox_events.id)`,
+  )
 
 export interface DeliveryRetention {
   /** Sweeps now (after a manual clock advance: age is measured on the service clock). */
