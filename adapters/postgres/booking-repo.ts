@@ -45,20 +45,23 @@ const guardSlot = async <T>(tx: Queryable, assetId: string, write: () => Promise
 const lockAsset = (tx: Queryable, assetId: string) => tx.execute(sql`select pg_advisory_xact_lock(hashtext(${assetId}))`)
 
 /**
- * The same locks for the assets of several bookings, taken at once in key order: a transaction
- * that writes slots of many assets (a scheduler batch) would otherwise take them write by write,
- * and two such transactions taking two assets in opposite orders deadlock; PostgreSQL waits its
- * deadlock timeout (1 s) before it aborts one.
+ * Tries the same locks for the assets of several bookings, never waiting; answers the bookings
+ * whose asset another transaction holds. A scheduler batch writes slots of many assets: taking
+ * the locks write by write, two workers' batches took two assets in opposite orders and
+ * deadlocked (PostgreSQL waits its deadlock timeout, 1 s, then aborts one), and waiting for one
+ * while holding claimed ticks could deadlock with a user's change that deletes those ticks.
  */
-export const lockAssetsOfBookings = async (tx: Queryable, bookingIds: ReadonlyArray<string>): Promise<void> => {
-  if (bookingIds.length === 0) return
-  await execute(
+export const tryLockAssetsOfBookings = async (tx: Queryable, bookingIds: ReadonlyArray<string>): Promise<ReadonlySet<string>> => {
+  if (bookingIds.length === 0) return new Set()
+  const ids = sql.join(bookingIds.map((id) => sql`${id}`), sql`, `)
+  // A CTE with a volatile function is materialised: each key is tried once.
+  const rows = await execute<{ id: string; got: boolean }>(
     tx,
-    sql`select count(pg_advisory_xact_lock(k))::int as n
-        from (select distinct hashtext(b.asset_id) as k from bookings b
-              where b.id in (${sql.join(bookingIds.map((id) => sql`${id}`), sql`, `)})
-              order by k) as keys`,
+    sql`with keys as (select distinct hashtext(asset_id) as k from bookings where id in (${ids})),
+             got as (select k, pg_try_advisory_xact_lock(k) as got from keys)
+        select b.id, got.got from bookings b join got on got.k = hashtext(b.asset_id) where b.id in (${ids})`,
   )
+  return new Set(rows.filter((r) => !r.got).map((r) => r.id))
 }
 
 /** An overlap refused by the exclusion index (or a deadlock against an overlapping writer). */

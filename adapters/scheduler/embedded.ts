@@ -5,7 +5,7 @@ import type {
 } from "../../core/ports/lifecycle-scheduler.ts"
 import type { Database, Tx } from "../postgres/database.ts"
 import type { SchedulerDeps } from "./scheduler-deps.ts"
-import { lockAssetsOfBookings } from "../postgres/booking-repo.ts"
+import { tryLockAssetsOfBookings } from "../postgres/booking-repo.ts"
 import {
   claimDueTicks,
   claimTickById,
@@ -103,10 +103,12 @@ export const makeEmbeddedScheduler = (
     try {
       await db.db.transaction(async (tx) => {
         claimed = await claimDueTicks(tx, now, batchSize)
-        // Every asset the batch may write, locked up front in one order (two workers' batches
-        // taking them tick by tick deadlocked, and each deadlock cost a second and a slow path).
-        await lockAssetsOfBookings(tx, claimed.map((t) => t.bookingId))
+        // Every asset the batch may write, locked up front without waiting (two workers' batches
+        // taking them tick by tick deadlocked). A tick whose asset is being written elsewhere
+        // stays pending for the next round, as one whose booking is locked does.
+        const busy = await tryLockAssetsOfBookings(tx, claimed.map((t) => t.bookingId))
         for (const tick of claimed) {
+          if (busy.has(tick.bookingId)) continue
           const at = atOf(tick, now, stepped)
           const outcome = await applyInTx(tx, tick, at)
           if (outcome !== undefined) applied.push([tick, outcome, at])

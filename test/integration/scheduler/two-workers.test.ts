@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm"
+import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { applyTickFor } from "../../../adapters/wiring/layers/lifecycle.ts"
 import { makeEmbeddedScheduler, type EmbeddedOptions } from "../../../adapters/scheduler/embedded.ts"
@@ -7,6 +8,7 @@ import { execute } from "../../../adapters/postgres/database.ts"
 import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
 import { local, setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
 import { seedBookings, type SeedOptions } from "./seed-bookings.ts"
+import { eventually } from "../webhooks/fixtures.ts"
 
 const DISABLED = { preStartMinutes: -1, postStartWarnMinutes: -1, postStartExpireMinutes: -1, preEndMinutes: -1 }
 
@@ -94,6 +96,45 @@ describe("two scheduler workers on one PostgreSQL", () => {
     )
     expect(statuses!.done).toBe(1000)
   }, 120_000)
+  it("a batch never waits for an asset another transaction is writing: that asset's ticks wait, the others are applied", async () => {
+    // After the other tests' slots (they end by 23:15), in the same rooms.
+    const seeded = await seed({ perRoom: 2, firstStart: Date.parse(local("23:20")), durationMin: 5, meetingConfig: DISABLED, idPrefix: "e" })
+    expect(seeded).toBe(40)
+    const held = w.ids.rooms["r0"] as string
+    const client = postgres(a.booted.services.config.databaseUrl!, { max: 1, onnotice: () => {} })
+    try {
+      const applied: string[] = []
+      let release!: () => void
+      const released = new Promise<void>((r) => (release = r))
+      let holding!: () => void
+      const locked = new Promise<void>((r) => (holding = r))
+      // A user's change of the room in flight: its asset lock held until released.
+      const user = client.begin(async (tx) => {
+        await tx`select pg_advisory_xact_lock(hashtext(${held}))`
+        holding()
+        await released
+      })
+      await locked
+      const worker = makeEmbeddedScheduler(a.booted.services, applyTickFor(a.booted.services), {
+        batchSize: 20,
+        onApplied: (tick) => applied.push(tick.bookingId),
+      })
+      const drained = worker.drainUntil(Date.parse(local("23:59")))
+      const [ofHeld] = await execute<{ ids: string[] }>(
+        a.booted.services.database.db,
+        sql`select coalesce(array_agg(id), '{}') as ids from bookings where asset_id = ${held} and id like 'e%'`,
+      )
+      await eventually(() => expect(applied.filter((id) => id.startsWith("e"))).toHaveLength(38))
+      expect(applied.filter((id) => ofHeld!.ids.includes(id))).toEqual([])
+      release()
+      await user
+      await drained
+      expect(applied.filter((id) => id.startsWith("e"))).toHaveLength(40)
+    } finally {
+      await client.end({ timeout: 5 })
+    }
+  }, 120_000)
+
   // Two ticks per booking (pre-end, end), due in one backlog: a worker must never apply a
   // booking's end while another holds its reminder (claimDueTicks: a booking's earliest only).
   it.each([
