@@ -53,13 +53,11 @@ const lockAsset = (tx: Queryable, assetId: string) => tx.execute(sql`select pg_a
  */
 export const tryLockAssetsOfBookings = async (tx: Queryable, bookingIds: ReadonlyArray<string>): Promise<ReadonlySet<string>> => {
   if (bookingIds.length === 0) return new Set()
-  const ids = sql.join(bookingIds.map((id) => sql`${id}`), sql`, `)
-  // A CTE with a volatile function is materialised: each key is tried once.
+  // Never waiting, the order is free; a second try of an asset already held answers true.
   const rows = await execute<{ id: string; got: boolean }>(
     tx,
-    sql`with keys as (select distinct hashtext(asset_id) as k from bookings where id in (${ids})),
-             got as (select k, pg_try_advisory_xact_lock(k) as got from keys)
-        select b.id, got.got from bookings b join got on got.k = hashtext(b.asset_id) where b.id in (${ids})`,
+    sql`select id, pg_try_advisory_xact_lock(hashtext(asset_id)) as got from bookings
+        where id in (${sql.join(bookingIds.map((id) => sql`${id}`), sql`, `)})`,
   )
   return new Set(rows.filter((r) => !r.got).map((r) => r.id))
 }

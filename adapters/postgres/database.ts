@@ -3,6 +3,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core"
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js"
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator"
 import postgres from "postgres"
+import type { PGlite } from "@electric-sql/pglite"
 import { preparing } from "./prepared-client.ts"
 import { buildTemplate, startFromTemplate, templateArchive, templateDirOf } from "./pglite-template.ts"
 import * as schema from "./schema.ts"
@@ -177,8 +178,8 @@ const dueOf = (dueAt: number): number | undefined => (dueAt === NOW ? undefined 
 
 /**
  * Settings of the embedded database, on its command line (its postgresql.conf is left alone).
- * The WAL is bounded: PostgreSQL's default lets it reach 1 GB before a checkpoint, which an
- * in-memory database would hold in the process.
+ * min/max_wal_size bound the WAL a checkpoint keeps for reuse (80 MB / 1 GB by default), which
+ * an in-memory database holds in the process; 32 MB is the least 16 MB segments allow.
  */
 const PGLITE_SETTINGS = ["shared_buffers=16MB", "min_wal_size=32MB", "max_wal_size=64MB"]
 /** initdb's for a new embedded database: 1 MB WAL segments instead of 16 (an in-memory database holds each whole). */
@@ -242,12 +243,12 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
     }
   }
   const dataDir = options.dataDir ?? "memory"
+  // A new database is a copy of the build's template when one fits (pglite-template.ts): a
+  // directory is filled from it, an in-memory database loads its archive.
   const template = options.template === false ? undefined : (options.template ?? templateDirOf(migrationsFolder))
-  // A new database is a copy of the build's template when one fits (pglite-template.ts).
-  const archive =
-    template === undefined ? undefined
-    : dataDir === "memory" ? templateArchive(template, migrationsFolder)
-    : (startFromTemplate(dataDir, template, migrationsFolder), undefined)
+  let archive: Blob | undefined
+  if (template !== undefined && dataDir === "memory") archive = templateArchive(template, migrationsFolder)
+  else if (template !== undefined) startFromTemplate(dataDir, template, migrationsFolder)
   const { pg, drizzlePglite, migratePglite } = await createPglite(dataDir, archive)
   // One process owns a PGlite directory: in-process wake-ups are all there is to send.
   const waker = makeWaker(undefined)
@@ -285,28 +286,21 @@ const WAL_CHECKPOINT: WalCheckpoint = { everyMs: 30_000, afterBytes: 16 * 1024 *
  * process for "memory" (about 0.5 MB per 1,000 rows written; measured 104 MB after 200,000
  * small rows, 20 MB with these checkpoints). A checkpoint of 16 MB of WAL takes a few ms.
  */
-const walCheckpoints = (pg: { query: <T>(q: string, p?: unknown[]) => Promise<{ rows: T[] }>; exec: (q: string) => Promise<unknown> }, every: WalCheckpoint) => {
-  let since: string | undefined
+const walCheckpoints = (pg: PGlite, every: WalCheckpoint) => {
   let running: Promise<void> = Promise.resolve()
+  // WAL written since the last checkpoint's redo point, as PostgreSQL itself records it.
   const look = async () => {
-    const [{ lsn, written }] = (
-      await pg.query<{ lsn: string; written: number }>(
-        "select pg_current_wal_lsn()::text as lsn, coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn), 0)::float8 as written",
-        [since ?? null],
-      )
-    ).rows as [{ lsn: string; written: number }]
-    if (since === undefined) since = lsn
-    else if (written >= every.afterBytes) {
-      await pg.exec("checkpoint")
-      since = lsn
-    }
+    const { rows } = await pg.query<{ due: boolean }>(
+      "select pg_wal_lsn_diff(pg_current_wal_lsn(), (select redo_lsn from pg_control_checkpoint())) >= $1 as due",
+      [every.afterBytes],
+    )
+    if (rows[0]?.due) await pg.exec("checkpoint")
   }
   const timer = setInterval(() => {
     // A failed look (the database closing) is retried at the next period.
     running = running.then(look).catch(() => {})
   }, every.everyMs)
   ;(timer as { unref?: () => void }).unref?.()
-  running = look().catch(() => {})
   return {
     stop: async () => {
       clearInterval(timer)

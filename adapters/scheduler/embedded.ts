@@ -97,9 +97,9 @@ export const makeEmbeddedScheduler = (
   const runBatch = async (now: number, stepped: boolean): Promise<[number, number]> => {
     const plans = await expandDuePlans(db.db, now, batchSize)
     for (const { bookingId, error } of plans.failed) log.log("error", "scheduler plan failed", { bookingId, error })
-    let applied: Array<[BookingTick, TickOutcome, number]> = []
+    const applied: Array<[BookingTick, TickOutcome, number]> = []
     let claimed: Array<ClaimedTick> = []
-    let together = false
+    const looked = () => claimed.length + plans.expanded + plans.failed.length
     try {
       await db.db.transaction(async (tx) => {
         claimed = await claimDueTicks(tx, now, batchSize)
@@ -114,22 +114,22 @@ export const makeEmbeddedScheduler = (
           if (outcome !== undefined) applied.push([tick, outcome, at])
         }
       })
-      together = true
     } catch (e) {
       if (claimed.length === 0) throw e
-      applied = []
+      let alone = 0
       for (const tick of claimed) {
         const at = atOf(tick, now, stepped)
         const outcome = await applyAlone(tick, now, at)
         if (outcome === undefined) continue
-        applied.push([tick, outcome, at])
+        alone++
         // Reported as its own transaction commits, not after the rest: another worker may apply
         // the booking's next tick as soon as this one is done.
         options.onApplied?.(tick, outcome, at)
       }
+      return [alone, looked()]
     }
-    if (together) for (const [tick, outcome, at] of applied) options.onApplied?.(tick, outcome, at)
-    return [applied.length, claimed.length + plans.expanded + plans.failed.length]
+    for (const [tick, outcome, at] of applied) options.onApplied?.(tick, outcome, at)
+    return [applied.length, looked()]
   }
 
   /** Ledger, then effect, in the caller's transaction; undefined = nothing applied. */
