@@ -1,6 +1,7 @@
 import {
   condition,
   continueAsNew,
+  defineSignal,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -8,14 +9,7 @@ import {
 import { compareTicks, tickKey, timeline } from "../core/booking/timeline.ts"
 import type { BookingTick, LifecycleSnapshot } from "../core/ports/lifecycle-scheduler.ts"
 import type { LifecycleActivities } from "./activities.ts"
-import {
-  cancelSignal,
-  checkInSignal,
-  checkOutSignal,
-  paymentSignal,
-  updateSignal,
-  type BookingLifecycleInput,
-} from "./definitions.ts"
+import { SIGNAL_NAMES, type BookingLifecycleInput } from "./definitions.ts"
 
 /**
  * One workflow per booking (id `booking-${id}`): a thin loop over the core timeline. It reads
@@ -58,9 +52,7 @@ export async function bookingLifecycle(input: BookingLifecycleInput): Promise<vo
   const onChange = (): void => {
     changed = true
   }
-  for (const signal of [updateSignal, cancelSignal, checkInSignal, checkOutSignal, paymentSignal]) {
-    setHandler(signal, onChange)
-  }
+  for (const name of SIGNAL_NAMES) setHandler(defineSignal(name), onChange)
 
   let snapshots = await loadLifecycle(input.bookingId)
   for (;;) {

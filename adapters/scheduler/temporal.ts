@@ -5,7 +5,7 @@ import type {
 } from "../../core/ports/lifecycle-scheduler.ts"
 import type { LifecyclePorts } from "../../workflows/activities.ts"
 import type { bookingLifecycle } from "../../workflows/booking-lifecycle.ts"
-import { BOOKING_LIFECYCLE_WORKFLOW, lifecycleWorkflowId, signalFor } from "../../workflows/definitions.ts"
+import { BOOKING_LIFECYCLE_WORKFLOW, lifecycleWorkflowId, signalNameFor } from "../../workflows/definitions.ts"
 import { bookingsWithPendingTicks } from "../postgres/tick-queries.ts"
 import type { SchedulerDeps } from "./scheduler-deps.ts"
 import { applyTickNow, loadSnapshots } from "./apply-tick.ts"
@@ -57,7 +57,7 @@ export const makeTemporalScheduler = (
       workflowId: lifecycleWorkflowId(bookingId),
       taskQueue,
       args: [{ bookingId }],
-      signal: signalFor[kind],
+      signal: signalNameFor[kind],
       signalArgs: [],
     })
   }
