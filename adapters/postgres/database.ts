@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm"
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core"
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js"
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator"
 import postgres from "postgres"
 import type { PGlite } from "@electric-sql/pglite"
 import { preparing } from "./prepared-client.ts"
+import { migratePostgres } from "./migrations.ts"
 import { buildTemplate, startFromTemplate, templateArchive, templateDirOf } from "./pglite-template.ts"
 import * as schema from "./schema.ts"
 
@@ -219,7 +219,7 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
     const migrator = postgres(options.databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 })
     try {
       await migrator`select pg_advisory_lock(7419023)`
-      await migratePostgres(drizzlePostgres(migrator), { migrationsFolder })
+      await migratePostgres(migrator, migrationsFolder)
     } finally {
       await migrator.end({ timeout: 5 })
     }
