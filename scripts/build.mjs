@@ -7,25 +7,13 @@
 // The other entries (temporal-worker, move-to-postgres) keep the unbundled tsc output.
 // Last, dist/pglite-template: a data directory initialised and migrated once here, which a new
 // embedded database is copied from (adapters/postgres/pglite-template.ts).
-// `--if-stale` (the prepare and prestart hooks) skips the work when dist/ is newer than every
+// `--if-stale` (the prepare hook, and scripts/start.mjs) skips the work when dist/ is newer than every
 // source, so `npm ci` builds once and `npm start` starts at once.
 import { spawnSync } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { root, stamp, upToDate } from "./build-stamp.mjs"
 
-const root = fileURLToPath(new URL("..", import.meta.url))
-const stamp = join(root, "dist", ".build-stamp")
-const sources = ["core", "adapters", "workflows", "runtimes/node", "drizzle", "tsconfig.json", "tsconfig.build.json", "package.json"]
-
-const newest = (path) => {
-  if (!existsSync(path)) return 0
-  const st = statSync(path)
-  if (!st.isDirectory()) return st.mtimeMs
-  return readdirSync(path).reduce((m, name) => Math.max(m, newest(join(path, name))), st.mtimeMs)
-}
-
-const upToDate = () => existsSync(stamp) && sources.every((s) => newest(join(root, s)) <= statSync(stamp).mtimeMs)
 const ifStale = process.argv.includes("--if-stale")
 if (ifStale && upToDate()) process.exit(0)
 
