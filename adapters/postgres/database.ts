@@ -5,7 +5,7 @@ import postgres from "postgres"
 import type { PGlite } from "@electric-sql/pglite"
 import { preparing } from "./prepared-client.ts"
 import { migratePostgres } from "./migrations.ts"
-import { buildTemplate, startFromTemplate, templateArchive, templateDirOf } from "./pglite-template.ts"
+import { buildTemplate, copyTemplateInto, startFromTemplate, templateDirOf, templateFits } from "./pglite-template.ts"
 import * as schema from "./schema.ts"
 
 export type Schema = typeof schema
@@ -178,10 +178,17 @@ const dueOf = (dueAt: number): number | undefined => (dueAt === NOW ? undefined 
 
 /**
  * Settings of the embedded database, on its command line (its postgresql.conf is left alone).
- * min/max_wal_size bound the WAL a checkpoint keeps for reuse (80 MB / 1 GB by default), which
- * an in-memory database holds in the process; 32 MB is the least 16 MB segments allow.
+ * min/max_wal_size bound the WAL a checkpoint keeps for reuse (80 MB / 1 GB by default):
+ * - a directory: 32 MB, the least that 16 MB segments allow (directories created before
+ *   PGLITE_INITDB have them);
+ * - an in-memory database always has 1 MB segments, and holds its WAL in the process: 2-8 MB;
+ * - the build's template keeps no more than 2 MB, since every new database starts as its copy.
  */
-const PGLITE_SETTINGS = ["shared_buffers=16MB", "min_wal_size=32MB", "max_wal_size=64MB"]
+const PGLITE_SETTINGS = {
+  directory: ["shared_buffers=16MB", "min_wal_size=32MB", "max_wal_size=64MB"],
+  memory: ["shared_buffers=16MB", "min_wal_size=2MB", "max_wal_size=8MB"],
+  template: ["shared_buffers=16MB", "min_wal_size=2MB", "max_wal_size=2MB"],
+} as const
 /** initdb's for a new embedded database: 1 MB WAL segments instead of 16 (an in-memory database holds each whole). */
 const PGLITE_INITDB = ["--wal-segsize=1"]
 
@@ -244,12 +251,12 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
   }
   const dataDir = options.dataDir ?? "memory"
   // A new database is a copy of the build's template when one fits (pglite-template.ts): a
-  // directory is filled from it, an in-memory database loads its archive.
+  // directory is filled from it, an in-memory database gets its files.
   const template = options.template === false ? undefined : (options.template ?? templateDirOf(migrationsFolder))
-  let archive: Blob | undefined
-  if (template !== undefined && dataDir === "memory") archive = templateArchive(template, migrationsFolder)
+  let memoryFrom: string | undefined
+  if (template !== undefined && dataDir === "memory") memoryFrom = templateFits(template, migrationsFolder) ? template : undefined
   else if (template !== undefined) startFromTemplate(dataDir, template, migrationsFolder)
-  const { pg, drizzlePglite, migratePglite } = await createPglite(dataDir, archive)
+  const { pg, drizzlePglite, migratePglite } = await createPglite(dataDir, dataDir === "memory" ? "memory" : "directory", memoryFrom)
   // One process owns a PGlite directory: in-process wake-ups are all there is to send.
   const waker = makeWaker(undefined)
   const db = withCommitWakes(drizzlePglite(pg, { schema }) as unknown as Db, waker.wake)
@@ -309,23 +316,34 @@ const walCheckpoints = (pg: PGlite, every: WalCheckpoint) => {
   }
 }
 
-/** A PGlite instance on `dataDir` ("memory": none), its files loaded from `archive` when given. */
-const createPglite = async (dataDir: string, archive?: Blob) => {
+/** Where PGlite keeps its data directory in its own (Emscripten) file system. */
+const PGLITE_PGDATA = "/pglite/data"
+
+/** A PGlite instance on `dataDir` ("memory": none); an in-memory one starts with `template`'s files when given. */
+const createPglite = async (dataDir: string, settings: keyof typeof PGLITE_SETTINGS, template?: string) => {
   // Loaded only here: a server on PostgreSQL never loads PGlite's WebAssembly and data bundle.
-  const [{ PGlite }, { btree_gist }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+  const [{ PGlite, MemoryFS }, { btree_gist }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite/contrib/btree_gist"),
     import("drizzle-orm/pglite"),
     import("drizzle-orm/pglite/migrator"),
   ])
+  // PGlite syncs its file system in before it looks for PG_VERSION: the template's files are
+  // then the database it finds and resumes, as a restart does.
+  class TemplateMemoryFS extends MemoryFS {
+    override async initialSyncFs(): Promise<void> {
+      await super.initialSyncFs()
+      copyTemplateInto(this.pg!.Module.FS, template!, PGLITE_PGDATA)
+    }
+  }
   const pg = await PGlite.create({
     ...(dataDir === "memory" ? {} : { dataDir }),
-    ...(archive === undefined ? {} : { loadDataDir: archive }),
+    ...(dataDir === "memory" && template !== undefined ? { fs: new TemplateMemoryFS() } : {}),
     extensions: { btree_gist },
     // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap, which never
     // shrinks: it was a quarter of the idle RSS. The data files are in memory or the OS page
     // cache anyway, so a page outside the buffers costs a copy, not a disk read.
-    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((kv) => ["-c", kv])],
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS[settings].flatMap((kv) => ["-c", kv])],
     initDbStartParams: PGLITE_INITDB,
   })
   return { pg, drizzlePglite, migratePglite }
@@ -337,12 +355,17 @@ const createPglite = async (dataDir: string, archive?: Blob) => {
  */
 export const buildPgliteTemplate = (templateDir = templateDirOf(migrationsFolder)): Promise<void> =>
   buildTemplate(templateDir, migrationsFolder, async (directory) => {
-    const { pg, drizzlePglite, migratePglite } = await createPglite(directory)
+    const { pg, drizzlePglite, migratePglite } = await createPglite(directory, "template")
     try {
       await migratePglite(drizzlePglite(pg), { migrationsFolder })
-      // Written out first, so a database loaded from the archive has no WAL to replay.
+      // The server never creates a database: template0 and template1 were 16 of the template's
+      // 32 MB, copied into every new database (and held in the process by an in-memory one).
+      for (const name of ["template0", "template1"]) {
+        await pg.query(`alter database ${name} is_template false`)
+        await pg.query(`drop database ${name}`)
+      }
+      // Written out first, so a database started from the template has no WAL to replay.
       await pg.exec("CHECKPOINT")
-      return new Uint8Array(await (await pg.dumpDataDir("gzip")).arrayBuffer())
     } finally {
       await pg.close()
     }
