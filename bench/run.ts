@@ -267,8 +267,9 @@ const main = async () => {
   const base = `http://127.0.0.1:${port}`
   const health = async (p: number) => (await fetch(`http://127.0.0.1:${p}/healthz`)).ok
   const serverEnv = { DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "info" }
-  // As `npm start` runs it (compiled, no loader), unless --tsx.
-  const serverCommand = args.tsx ? [process.execPath, "--import", "tsx", "runtimes/node/server.ts"] : [process.execPath, "dist/runtimes/node/server.js"]
+  // As `npm start` runs it (scripts/start.mjs: the staleness check, then the compiled server in
+  // the same process, so /proc/<pid> is the server's), unless --tsx.
+  const serverCommand = args.tsx ? [process.execPath, "--import", "tsx", "runtimes/node/server.ts"] : [process.execPath, "scripts/start.mjs"]
   // Polled every 10 ms: start-up is measured to a healthy /healthz.
   const startServer = (env: Record<string, string> = serverEnv, p = port) => startProcess(serverCommand, env, p, health, 10)
   const print = (line: string) => console.log(line)
@@ -278,15 +279,20 @@ const main = async () => {
       if (built.status !== 0) throw new Error("npm run build failed")
     }
     print(`bench: database ${new URL(pg.url).pathname.slice(1)}, server on ${base} (${serverCommand.slice(1).join(" ")})`)
-    // Start-up to a healthy /healthz: the first start migrates the empty database; the next
-    // three find it up to date (a restart), their median is the figure against the 1 s limit.
+    // Start-up to a healthy /healthz. A first start, as `npm start` meets a new database:
+    // migrations and the demo seed, on a database of its own (the bench's stays without the
+    // demo). Then three restarts on the bench's database (the first of them migrates it). The
+    // figure against the 1 s limit is the larger of the first start and the restarts' median.
     const timedStart = async (env?: Record<string, string>, p?: number) => {
       const t0 = performance.now()
       const child = await startServer(env, p)
       return { child, ms: Math.round(performance.now() - t0) }
     }
-    const first = await timedStart()
+    const firstDb = await freshPostgresDatabase()
+    const first = await timedStart({ ...serverEnv, DATABASE_URL: firstDb.url, KEYSPACE_SEED: "demo" })
     await stopChild(first.child)
+    await firstDb.drop()
+    await stopChild((await timedStart()).child)
     const restarts: number[] = []
     for (let i = 0; i < 3; i++) {
       const r = await timedStart()
@@ -294,13 +300,14 @@ const main = async () => {
       if (i < 2) await stopChild(r.child)
       else server = r.child
     }
-    const startupMs = [...restarts].sort((a, b) => a - b)[1]!
+    const restartMs = [...restarts].sort((a, b) => a - b)[1]!
+    const startupMs = Math.max(first.ms, restartMs)
     await sleep(1000)
     const idleRssMb = mb(statusKb(server!.pid!, "VmRSS"))
     results.startup = { firstStartMs: first.ms, restartMs: restarts, startupMs, idleRssMb }
-    rows.push({ name: `start-up to a healthy /healthz, PostgreSQL (${args.tsx ? "tsx" : "dist/"}; first start migrating: ${first.ms} ms)`, ours: `${startupMs} ms (median of ${restarts.join(", ")})`, limit: "<= 1000 ms", ratio: `x${(startupMs / 1000).toFixed(2)} of the limit`, memoryMb: "-" })
+    rows.push({ name: `start-up to a healthy /healthz, PostgreSQL (${args.tsx ? "tsx" : "scripts/start.mjs"}; the larger of a first start migrating and seeding a new database, ${first.ms} ms, and restarts)`, ours: `${startupMs} ms (restarts ${restarts.join(", ")})`, limit: "<= 1000 ms", ratio: `x${(startupMs / 1000).toFixed(2)} of the limit`, memoryMb: "-" })
     rows.push({ name: "idle RSS 1 s after start, PostgreSQL", ours: `${idleRssMb} MB`, limit: "<= 150 MB", ratio: `x${(idleRssMb / 150).toFixed(2)} of the limit`, memoryMb: idleRssMb })
-    print(`bench: start-up ${startupMs} ms (first ${first.ms} ms), idle RSS ${idleRssMb} MB`)
+    print(`bench: start-up ${startupMs} ms (first start ${first.ms} ms, restart median ${restartMs} ms), idle RSS ${idleRssMb} MB`)
     // The same on embedded PGlite in a data directory (the default KEYSPACE_DATA_DIR setup), on
     // its own port: the first start creates the database (from the build's template,
     // adapters/postgres/pglite-template.ts), then a restart opens it.
@@ -316,11 +323,16 @@ const main = async () => {
         await sleep(1000)
         const rss = mb(statusKb(child.pid!, "VmRSS"))
         await stopChild(child)
-        results.pglite = { firstStartMs: created.ms, firstIdleRssMb: firstRss, startupMs: ms, idleRssMb: rss }
-        // The row's figure is the larger of the two: a fresh `npm start` is a first start.
-        const worst = Math.max(rss, firstRss)
-        rows.push({ name: `idle RSS 1 s after start, embedded PGlite (first start ${created.ms} ms, ${firstRss} MB; restart ${ms} ms, ${rss} MB)`, ours: `${worst} MB`, limit: "<= 300 MB", ratio: `x${(worst / 300).toFixed(2)} of the limit`, memoryMb: worst })
-        print(`bench: PGlite start-up ${ms} ms, idle RSS ${rss} MB (first start ${created.ms} ms, ${firstRss} MB)`)
+        // KEYSPACE_DATA_DIR=memory: a new database on every start, its files in the process.
+        const memory = await timedStart({ ...env, KEYSPACE_DATA_DIR: "memory" }, port + 51)
+        await sleep(1000)
+        const memoryRss = mb(statusKb(memory.child.pid!, "VmRSS"))
+        await stopChild(memory.child)
+        results.pglite = { firstStartMs: created.ms, firstIdleRssMb: firstRss, startupMs: ms, idleRssMb: rss, memoryStartMs: memory.ms, memoryIdleRssMb: memoryRss }
+        // The row's figure is the largest: a fresh `npm start` is a first start.
+        const worst = Math.max(rss, firstRss, memoryRss)
+        rows.push({ name: `idle RSS 1 s after start, embedded PGlite (first start ${created.ms} ms, ${firstRss} MB; restart ${ms} ms, ${rss} MB; in memory ${memory.ms} ms, ${memoryRss} MB)`, ours: `${worst} MB`, limit: "<= 300 MB", ratio: `x${(worst / 300).toFixed(2)} of the limit`, memoryMb: worst })
+        print(`bench: PGlite start-up ${ms} ms, idle RSS ${rss} MB (first start ${created.ms} ms, ${firstRss} MB; in memory ${memory.ms} ms, ${memoryRss} MB)`)
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }
