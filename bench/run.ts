@@ -281,7 +281,7 @@ const main = async () => {
     print(`bench: database ${new URL(pg.url).pathname.slice(1)}, server on ${base} (${serverCommand.slice(1).join(" ")})`)
     // Start-up to a healthy /healthz. A first start, as `npm start` meets a new database:
     // migrations and the demo seed, on a database of its own (the bench's stays without the
-    // demo). Then three restarts on the bench's database (the first of them migrates it). The
+    // demo). Then three restarts on the bench's database (once it is migrated). The
     // figure against the 1 s limit is the larger of the first start and the restarts' median.
     const timedStart = async (env?: Record<string, string>, p?: number) => {
       const t0 = performance.now()
@@ -289,9 +289,15 @@ const main = async () => {
       return { child, ms: Math.round(performance.now() - t0) }
     }
     const firstDb = await freshPostgresDatabase()
-    const first = await timedStart({ ...serverEnv, DATABASE_URL: firstDb.url, KEYSPACE_SEED: "demo" })
-    await stopChild(first.child)
-    await firstDb.drop()
+    const first = { ms: 0 }
+    try {
+      const started = await timedStart({ ...serverEnv, DATABASE_URL: firstDb.url, KEYSPACE_SEED: "demo" })
+      first.ms = started.ms
+      await stopChild(started.child)
+    } finally {
+      await firstDb.drop()
+    }
+    // Migrates the bench's own database (not measured).
     await stopChild((await timedStart()).child)
     const restarts: number[] = []
     for (let i = 0; i < 3; i++) {

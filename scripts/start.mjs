@@ -7,6 +7,9 @@ import { root, upToDate } from "./build-stamp.mjs"
 
 if (!upToDate()) {
   const build = spawnSync(process.execPath, [join(root, "scripts/build.mjs"), "--if-stale"], { stdio: "inherit" })
-  if (build.status !== 0) process.exit(build.status ?? 1)
+  if (build.status !== 0) {
+    if (build.status === null) console.error(`The build did not finish (${build.error?.message ?? build.signal}).`)
+    process.exit(build.status ?? 1)
+  }
 }
 await import("../dist/runtimes/node/server.js")

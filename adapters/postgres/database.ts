@@ -351,7 +351,7 @@ const createPglite = async (dataDir: string, settings: keyof typeof PGLITE_SETTI
 
 /**
  * Builds the template of this build's migrations (scripts/build.mjs): a database created and
- * migrated in the template's directory, and the same files archived before it closes.
+ * migrated in the template's directory, holding only the `postgres` database, checkpointed.
  */
 export const buildPgliteTemplate = (templateDir = templateDirOf(migrationsFolder)): Promise<void> =>
   buildTemplate(templateDir, migrationsFolder, async (directory) => {

@@ -92,11 +92,19 @@ const secretHashOf = async (s: Deps, tx: Tx, key: string, secret: string): Promi
 /** Applies the manifest in the caller's transaction and returns the key -> id map. */
 const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds> => {
   const out: ManifestIds = { projects: {}, apps: {} }
-  // Each app's secret is hashed (or checked against its stored hash: PBKDF2, ~20 ms each, on the
-  // thread pool) while the projects are written, and waited for at the app's own row. Handled
-  // here too, so a failure before that row is never an unhandled rejection.
-  const secretHashes = new Map((m.apps ?? []).map((a) => [a.key, secretHashOf(s, tx, a.key, a.appSecret)]))
-  for (const pending of secretHashes.values()) pending.catch(() => {})
+  // The apps' secrets are hashed (or checked against their stored hashes: PBKDF2, ~20 ms each,
+  // on the thread pool) one after another while the projects are written, each waited for at its
+  // app's row: one at a time, so a manifest of many apps does not fill the thread pool that
+  // token checks and file I/O share. Handled here too, so a failure before that row is never an
+  // unhandled rejection.
+  const secretHashes = new Map<string, Promise<string>>()
+  let previous: Promise<unknown> = Promise.resolve()
+  for (const a of m.apps ?? []) {
+    const hash = previous.then(() => secretHashOf(s, tx, a.key, a.appSecret))
+    hash.catch(() => {})
+    secretHashes.set(a.key, hash)
+    previous = hash.catch(() => {})
+  }
   for (const p of m.projects ?? []) {
     const [existing] = await tx.select().from(projectsTable).where(eq(projectsTable.key, p.key)).limit(1)
     const brandId = existing?.brandId ?? s.newId()

@@ -1,5 +1,7 @@
-import { readMigrationFiles } from "drizzle-orm/migrator"
-import type { Sql } from "postgres"
+import { readMigrationFiles, type MigrationMeta } from "drizzle-orm/migrator"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import type { Sql, TransactionSql } from "postgres"
 
 /**
  * Applies the pending migrations of `migrationsFolder` (drizzle/) to a PostgreSQL server the way
@@ -14,7 +16,7 @@ import type { Sql } from "postgres"
  */
 export const migratePostgres = async (client: Sql, migrationsFolder: string): Promise<void> => {
   const migrations = readMigrationFiles({ migrationsFolder })
-  await client.begin(async (tx) => {
+  const pendingOf = async (tx: TransactionSql): Promise<MigrationMeta[]> => {
     await tx
       .unsafe(
         `create schema if not exists drizzle; ` +
@@ -24,10 +26,55 @@ export const migratePostgres = async (client: Sql, migrationsFolder: string): Pr
     const [last] = await tx.unsafe<Array<{ created_at: string }>>(
       `select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`,
     )
-    const pending = migrations.filter((m) => last === undefined || Number(last.created_at) < m.folderMillis)
-    if (pending.length === 0) return
-    // A statement may end in a line comment: the separator starts a new line before its `;`.
-    const journal = pending.map((m) => `insert into drizzle.__drizzle_migrations (hash, created_at) values ('${m.hash}', ${m.folderMillis})`)
-    await tx.unsafe([...pending.flatMap((m) => m.sql), ...journal].join("\n;\n")).simple()
-  })
+    return migrations.filter((m) => last === undefined || Number(last.created_at) < m.folderMillis)
+  }
+  try {
+    await client.begin(async (tx) => {
+      const pending = await pendingOf(tx)
+      if (pending.length === 0) return
+      // A statement may end in a line comment: the separator starts a new line before its `;`.
+      await tx.unsafe([...pending.flatMap((m) => m.sql), ...pending.map(journalRow)].join("\n;\n")).simple()
+    })
+  } catch (e) {
+    // Nothing was applied (one transaction). One text of ~200 statements names neither the
+    // migration nor the statement that failed: replayed one by one, and rolled back again, they do.
+    throw await locateFailure(client, pendingOf, journalTags(migrationsFolder), e)
+  }
+}
+
+const journalRow = (m: MigrationMeta): string =>
+  `insert into drizzle.__drizzle_migrations (hash, created_at) values ('${m.hash}', ${m.folderMillis})`
+
+/** The migrations of a Drizzle migrations folder as its journal lists them, in order. */
+export const journalEntries = (migrationsFolder: string): ReadonlyArray<{ readonly tag: string; readonly when: number }> =>
+  (JSON.parse(readFileSync(join(migrationsFolder, "meta/_journal.json"), "utf8")) as { entries: Array<{ tag: string; when: number }> }).entries
+
+/** The journal's tag of each migration, by its timestamp (`folderMillis`). */
+const journalTags = (migrationsFolder: string): Map<number, string> =>
+  new Map(journalEntries(migrationsFolder).map((e) => [e.when, e.tag]))
+
+/** A failed migration's error, named by migration and statement when a replay finds it. */
+const locateFailure = async (
+  client: Sql,
+  pendingOf: (tx: TransactionSql) => Promise<MigrationMeta[]>,
+  tags: Map<number, string>,
+  original: unknown,
+): Promise<unknown> => {
+  const ROLLBACK = Symbol("rollback")
+  let located: unknown = original
+  await client
+    .begin(async (tx) => {
+      for (const m of await pendingOf(tx))
+        for (const [i, statement] of m.sql.entries()) {
+          try {
+            await tx.unsafe(statement).simple()
+          } catch (e) {
+            located = new Error(`migration ${tags.get(m.folderMillis) ?? m.folderMillis}, statement ${i + 1}: ${(e as Error).message}`, { cause: e })
+            throw ROLLBACK
+          }
+        }
+      throw ROLLBACK
+    })
+    .catch(() => {})
+  return located
 }

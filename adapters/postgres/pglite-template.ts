@@ -1,5 +1,6 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { journalEntries } from "./migrations.ts"
 
 /*
  * A new embedded database starts as a copy of a data directory that the build initialised and
@@ -20,11 +21,7 @@ interface TemplateStamp {
 
 const stampOf = (templateDir: string): string => `${templateDir}.json`
 
-/** The migrations of a Drizzle migrations folder, as its journal lists them. */
-const journalTags = (migrationsFolder: string): ReadonlyArray<string> => {
-  const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta/_journal.json"), "utf8")) as { entries: Array<{ tag: string }> }
-  return journal.entries.map((e) => e.tag)
-}
+const journalTags = (migrationsFolder: string): ReadonlyArray<string> => journalEntries(migrationsFolder).map((e) => e.tag)
 
 /** Where the build puts the template: beside the migrations folder it was built from. */
 export const templateDirOf = (migrationsFolder: string): string => join(migrationsFolder, "..", "pglite-template")
@@ -91,17 +88,18 @@ export interface EmscriptenFiles {
 /**
  * Writes the template's files into an in-memory file system at `to`, one file at a time. PGlite's
  * own way (`loadDataDir`, a gzipped tar) held the archive, the whole unpacked tar and each file's
- * copy at once: the freed ~100 MB stayed in the process (glibc keeps it), and an in-memory server
- * idled at 300-360 MB against ~225 MB this way (issue 13, session 12).
+ * copy at once: glibc kept the ~80 MB freed afterwards, and an in-memory server idled at 327-361
+ * MB against 255-261 MB this way (issue 13, session 12).
  */
 export const copyTemplateInto = (fs: EmscriptenFiles, templateDir: string, to: string): void => {
   if (!fs.analyzePath(to).exists) fs.mkdirTree(to)
-  for (const e of readdirSync(templateDir, { withFileTypes: true })) {
-    const from = join(templateDir, e.name)
-    if (e.isDirectory()) {
-      fs.mkdir(`${to}/${e.name}`)
-      copyTemplateInto(fs, from, `${to}/${e.name}`)
-    } else fs.writeFile(`${to}/${e.name}`, readFileSync(from))
+  for (const name of readdirSync(templateDir)) {
+    const from = join(templateDir, name)
+    // statSync follows a symbolic link, as the directory copy (cpSync) does.
+    if (statSync(from).isDirectory()) {
+      fs.mkdir(`${to}/${name}`)
+      copyTemplateInto(fs, from, `${to}/${name}`)
+    } else fs.writeFile(`${to}/${name}`, readFileSync(from))
   }
 }
 

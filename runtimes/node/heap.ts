@@ -10,7 +10,7 @@ import { setFlagsFromString } from "node:v8"
  *
  * Unlike a heap cap (`--max-old-space-size`) this never makes the process run out of memory:
  * a large answer still gets the heap it needs, and V8 collects sooner after it. Set from the
- * entry because `npm start` runs `node dist/...` with no flags; read by V8 at every full GC,
+ * entry because `npm start` runs the server with no flags (scripts/start.mjs); read by V8 at every full GC,
  * so setting it once the process runs takes effect. A flag given on the command line or in
  * NODE_OPTIONS wins.
  */

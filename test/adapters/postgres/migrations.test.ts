@@ -56,13 +56,22 @@ describe("migrations run as drizzle's migrator runs them, in one query", () => {
     await Promise.all(dbs.map((d) => d.drop()))
   })
 
-  it("a new database gets the schema and the journal drizzle's migrator gives it", async () => {
-    const ours = await open()
-    await migratePostgres(ours, migrationsFolder)
-    const schema = await schemaOf(ours)
+  it("a new database gets the schema and the journal drizzle's migrator gives it, in a handful of queries", async () => {
+    const db = await freshPostgresDatabase()
+    dbs.push(db)
+    let queries = 0
+    const counted = postgres(db.url, { max: 1, onnotice: () => {}, debug: () => void queries++ })
+    await migratePostgres(counted, migrationsFolder)
+    await counted.end()
+    // The driver's type fetch, begin, the journal table, its last row, the migrations with their
+    // rows, commit (drizzle's migrator sends each of the ~200 statements on its own).
+    expect(queries).toBeLessThanOrEqual(6)
+    const check = postgres(db.url, { max: 1, onnotice: () => {} })
+    clients.push(check)
+    const schema = await schemaOf(check)
     expect(schema).toContain("EXCLUDE USING gist (hashtextextended(asset_id, (0)::bigint) WITH =")
     expect(schema).toBe(await schemaOf(byDrizzle))
-    expect(await journalOf(ours)).toEqual(await journalOf(byDrizzle))
+    expect(await journalOf(check)).toEqual(await journalOf(byDrizzle))
   })
 
   it("a database at an earlier migration gets only the pending ones, and a second run changes nothing", async () => {
@@ -80,15 +89,37 @@ describe("migrations run as drizzle's migrator runs them, in one query", () => {
     expect(await journalOf(ours)).toEqual(await journalOf(byDrizzle))
   })
 
-  it("a migration PostgreSQL refuses leaves the database as it was", async () => {
-    const ours = await open()
-    const broken = firstMigrations(99)
+  it("a migration PostgreSQL refuses leaves the database as it was, and the error names the migration and statement", async () => {
+    const brokenFolder = () => {
+      const dir = firstMigrations(99)
+      const file = join(dir, "0016_plan-ticks.sql")
+      writeFileSync(file, readFileSync(file, "utf8") + "\n--> statement-breakpoint\nselect no_such_function();")
+      return dir
+    }
+    // A new database: nothing at all, not even the journal.
+    const empty = await open()
+    const broken = brokenFolder()
     try {
-      writeFileSync(join(broken, "0016_plan-ticks.sql"), readFileSync(join(broken, "0016_plan-ticks.sql"), "utf8") + "\n--> statement-breakpoint\nselect no_such_function();")
-      await expect(migratePostgres(ours, broken)).rejects.toThrow(/no_such_function/)
+      const failure = await migratePostgres(empty, broken).then(() => undefined, (e: unknown) => e as Error)
+      expect(failure?.message).toMatch(/^migration 0016_plan-ticks, statement \d+: .*no_such_function/)
     } finally {
       rmSync(broken, { recursive: true, force: true })
     }
-    expect(await ours`select to_regclass('public.bookings') as t`).toEqual([{ t: null }])
+    expect(await empty`select to_regclass('public.bookings') as t, to_regclass('drizzle.__drizzle_migrations') as j`).toEqual([{ t: null, j: null }])
+
+    // A database at an earlier migration: it stays there, its journal whole.
+    const earlierDb = await open()
+    const earlier = firstMigrations(6)
+    const broken2 = brokenFolder()
+    try {
+      await drizzleMigrate(drizzle(earlierDb), { migrationsFolder: earlier })
+      const before = await schemaOf(earlierDb)
+      await expect(migratePostgres(earlierDb, broken2)).rejects.toThrow(/no_such_function/)
+      expect(await journalOf(earlierDb)).toHaveLength(6)
+      expect(await schemaOf(earlierDb)).toBe(before)
+    } finally {
+      rmSync(earlier, { recursive: true, force: true })
+      rmSync(broken2, { recursive: true, force: true })
+    }
   })
 })

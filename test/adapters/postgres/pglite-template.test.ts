@@ -23,8 +23,11 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 describe("a new embedded database starts from the build's template (no initdb in the server)", () => {
-  it("the template is a whole migrated data directory, stamped with its migrations", () => {
+  it("the template is a whole migrated data directory, stamped with its migrations, holding one database and little WAL", () => {
     expect(existsSync(join(template, "PG_VERSION"))).toBe(true)
+    // `postgres` only (template0 and template1 dropped), and at most a few 1 MB WAL segments.
+    expect(readdirSync(join(template, "base"))).toHaveLength(1)
+    expect(readdirSync(join(template, "pg_wal")).filter((f) => /^[0-9A-F]{24}$/.test(f)).length).toBeLessThanOrEqual(3)
     const stamp = JSON.parse(readFileSync(`${template}.json`, "utf8")) as { migrations: string[] }
     expect(stamp.migrations).toEqual(journal.entries.map((e) => e.tag))
     expect(templateFits(template, migrationsFolder)).toBe(true)
