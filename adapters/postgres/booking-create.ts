@@ -5,7 +5,7 @@ import type { Occurrence } from "../../core/booking/recurrence.ts"
 import { ticksToSchedule } from "../../core/booking/tick-schedule.ts"
 import type { Transitioned } from "../../core/booking/transitions.ts"
 import type { FirstTicks, InsertedBooking } from "../../core/ports/booking-store.ts"
-import { historyValues } from "./booking-repo.ts"
+import { assetLockKey, historyValues } from "./booking-repo.ts"
 import { EPOCH_MS, wakeAfterCommit, type Db } from "./database.ts"
 import { OUTBOX_CHANNEL, outboxValues } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable, outboxEventsTable } from "./tables/bookings.ts"
@@ -77,7 +77,7 @@ export const EVENTS_WANTED =
  * the whole statement rolls back).
  */
 const CREATE_STATEMENT = [
-  `with l as (select pg_advisory_xact_lock(hashtext($1::text)) as locked)`,
+  `with l as (select pg_advisory_xact_lock(${assetLockKey("$1::text")}) as locked)`,
   `, b as (${BOOKINGS.sql} returning id)`,
   `, s as (${SLOTS.sql})`,
   `, h as (${HISTORIES.sql})`,

@@ -41,8 +41,16 @@ const guardSlot = async <T>(tx: Queryable, assetId: string, write: () => Promise
   }
 }
 
+/**
+ * The advisory-lock key of an asset, from SQL text naming its id: every writer of the asset's
+ * slots takes this one key (here, the create statement, the create batch, the scheduler batch),
+ * so it is written once.
+ */
+export const assetLockKey = (assetIdSql: string): string => `hashtext(${assetIdSql})`
+
 /** The asset's transaction-scoped lock that writers of its slots queue on (see guardSlot). */
-const lockAsset = (tx: Queryable, assetId: string) => tx.execute(sql`select pg_advisory_xact_lock(hashtext(${assetId}))`)
+const lockAsset = (tx: Queryable, assetId: string) =>
+  tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(assetLockKey("a.id"))}) from (select ${assetId}::text as id) as a`)
 
 /**
  * Tries the same locks for the assets of several bookings, never waiting; answers the bookings
@@ -56,7 +64,7 @@ export const tryLockAssetsOfBookings = async (tx: Queryable, bookingIds: Readonl
   // Never waiting, the order is free; a second try of an asset already held answers true.
   const rows = await execute<{ id: string; got: boolean }>(
     tx,
-    sql`select id, pg_try_advisory_xact_lock(hashtext(asset_id)) as got from bookings
+    sql`select id, pg_try_advisory_xact_lock(${sql.raw(assetLockKey("asset_id"))}) as got from bookings
         where id in (${sql.join(bookingIds.map((id) => sql`${id}`), sql`, `)})`,
   )
   return new Set(rows.filter((r) => !r.got).map((r) => r.id))

@@ -15,6 +15,7 @@ import {
   writeAlone,
   type CreateRows,
 } from "./booking-create.ts"
+import { assetLockKey } from "./booking-repo.ts"
 import { backendEnded, retryingRead } from "./connection-loss.ts"
 import type { Db } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable, outboxEventsTable } from "./tables/bookings.ts"
@@ -48,7 +49,7 @@ const EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5", ` w
 
 const BATCH_STATEMENT = [
   `with l as (select a as asset_id from (select distinct a from unnest($1::text[]) as a) as assets`,
-  `    where pg_try_advisory_xact_lock(hashtext(a)))`,
+  `    where pg_try_advisory_xact_lock(${assetLockKey("a")}))`,
   `, s as (${SLOTS.sql})`,
   `, b as (${BOOKINGS.sql} returning id)`,
   `, h as (${HISTORIES.sql})`,

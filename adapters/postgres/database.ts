@@ -253,10 +253,9 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
   // A new database is a copy of the build's template when one fits (pglite-template.ts): a
   // directory is filled from it, an in-memory database gets its files.
   const template = options.template === false ? undefined : (options.template ?? templateDirOf(migrationsFolder))
-  let memoryFrom: string | undefined
-  if (template !== undefined && dataDir === "memory") memoryFrom = templateFits(template, migrationsFolder) ? template : undefined
-  else if (template !== undefined) startFromTemplate(dataDir, template, migrationsFolder)
-  const { pg, drizzlePglite, migratePglite } = await createPglite(dataDir, dataDir === "memory" ? "memory" : "directory", memoryFrom)
+  if (template !== undefined && dataDir !== "memory") startFromTemplate(dataDir, template, migrationsFolder)
+  const memoryTemplate = template !== undefined && dataDir === "memory" && templateFits(template, migrationsFolder) ? template : undefined
+  const { pg, drizzlePglite, migratePglite } = await createPglite(dataDir, { memoryTemplate })
   // One process owns a PGlite directory: in-process wake-ups are all there is to send.
   const waker = makeWaker(undefined)
   const db = withCommitWakes(drizzlePglite(pg, { schema }) as unknown as Db, waker.wake)
@@ -319,8 +318,16 @@ const walCheckpoints = (pg: PGlite, every: WalCheckpoint) => {
 /** Where PGlite keeps its data directory in its own (Emscripten) file system. */
 const PGLITE_PGDATA = "/pglite/data"
 
-/** A PGlite instance on `dataDir` ("memory": none); an in-memory one starts with `template`'s files when given. */
-const createPglite = async (dataDir: string, settings: keyof typeof PGLITE_SETTINGS, template?: string) => {
+/**
+ * A PGlite instance on `dataDir` ("memory": none); an in-memory one starts with `memoryTemplate`'s
+ * files when given. Settings by kind of database unless named (the template build).
+ */
+const createPglite = async (
+  dataDir: string,
+  options: { readonly memoryTemplate?: string | undefined; readonly settings?: keyof typeof PGLITE_SETTINGS } = {},
+) => {
+  const { memoryTemplate } = options
+  const settings = options.settings ?? (dataDir === "memory" ? "memory" : "directory")
   // Loaded only here: a server on PostgreSQL never loads PGlite's WebAssembly and data bundle.
   const [{ PGlite, MemoryFS }, { btree_gist }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
     import("@electric-sql/pglite"),
@@ -330,15 +337,16 @@ const createPglite = async (dataDir: string, settings: keyof typeof PGLITE_SETTI
   ])
   // PGlite syncs its file system in before it looks for PG_VERSION: the template's files are
   // then the database it finds and resumes, as a restart does.
-  class TemplateMemoryFS extends MemoryFS {
-    override async initialSyncFs(): Promise<void> {
-      await super.initialSyncFs()
-      copyTemplateInto(this.pg!.Module.FS, template!, PGLITE_PGDATA)
-    }
-  }
+  const fromTemplate = (template: string) =>
+    new (class extends MemoryFS {
+      override async initialSyncFs(): Promise<void> {
+        await super.initialSyncFs()
+        copyTemplateInto(this.pg!.Module.FS, template, PGLITE_PGDATA)
+      }
+    })()
   const pg = await PGlite.create({
     ...(dataDir === "memory" ? {} : { dataDir }),
-    ...(dataDir === "memory" && template !== undefined ? { fs: new TemplateMemoryFS() } : {}),
+    ...(dataDir === "memory" && memoryTemplate !== undefined ? { fs: fromTemplate(memoryTemplate) } : {}),
     extensions: { btree_gist },
     // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap, which never
     // shrinks: it was a quarter of the idle RSS. The data files are in memory or the OS page
@@ -355,7 +363,7 @@ const createPglite = async (dataDir: string, settings: keyof typeof PGLITE_SETTI
  */
 export const buildPgliteTemplate = (templateDir = templateDirOf(migrationsFolder)): Promise<void> =>
   buildTemplate(templateDir, migrationsFolder, async (directory) => {
-    const { pg, drizzlePglite, migratePglite } = await createPglite(directory, "template")
+    const { pg, drizzlePglite, migratePglite } = await createPglite(directory, { settings: "template" })
     try {
       await migratePglite(drizzlePglite(pg), { migrationsFolder })
       // The server never creates a database: template0 and template1 were 16 of the template's

@@ -101,7 +101,6 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
   let previous: Promise<unknown> = Promise.resolve()
   for (const a of m.apps ?? []) {
     const hash = previous.then(() => secretHashOf(s, tx, a.key, a.appSecret))
-    hash.catch(() => {})
     secretHashes.set(a.key, hash)
     previous = hash.catch(() => {})
   }

@@ -81,7 +81,6 @@ export const startFromTemplate = (dataDir: string, templateDir: string, migratio
 export interface EmscriptenFiles {
   readonly analyzePath: (path: string) => { exists: boolean }
   readonly mkdirTree: (path: string) => void
-  readonly mkdir: (path: string) => void
   readonly writeFile: (path: string, data: Uint8Array) => void
 }
 
@@ -96,10 +95,8 @@ export const copyTemplateInto = (fs: EmscriptenFiles, templateDir: string, to: s
   for (const name of readdirSync(templateDir)) {
     const from = join(templateDir, name)
     // statSync follows a symbolic link, as the directory copy (cpSync) does.
-    if (statSync(from).isDirectory()) {
-      fs.mkdir(`${to}/${name}`)
-      copyTemplateInto(fs, from, `${to}/${name}`)
-    } else fs.writeFile(`${to}/${name}`, readFileSync(from))
+    if (statSync(from).isDirectory()) copyTemplateInto(fs, from, `${to}/${name}`)
+    else fs.writeFile(`${to}/${name}`, readFileSync(from))
   }
 }
 
