@@ -20,9 +20,14 @@ const root = new URL("../..", import.meta.url).pathname
 export const startServer = async (
   env: Record<string, string>,
   port: number,
-  options: { readonly startTimeoutMs?: number } = {},
+  options: {
+    readonly startTimeoutMs?: number
+    /** A script to run with node instead of the sources under tsx (`scripts/start.mjs`: the built server). */
+    readonly entry?: string
+  } = {},
 ): Promise<ServerProcess> => {
-  const child = spawn(process.execPath, ["--import", "tsx", "runtimes/node/server.ts"], {
+  const argv = options.entry ? [options.entry] : ["--import", "tsx", "runtimes/node/server.ts"]
+  const child = spawn(process.execPath, argv, {
     cwd: root,
     env: { ...process.env, KEYSPACE_LOG_LEVEL: "warn", ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
