@@ -14,6 +14,8 @@
  *   --node-arg A      pass A to the server's node (repeatable: V8 flags such as --max-semi-space-size)
  *   --explain          also log the plans (ANALYZE, BUFFERS, triggers) of the sequential creates
  *                      statements into PostgreSQL's log (auto_explain; read them there)
+ *   --draft            send draft creates (the whole request and use case, nothing written): what the
+ *                      write itself adds to a create, by difference
  *   --log-load         also log every statement during the load and print them per create
  *                      (logging costs PostgreSQL time: use for counts, not for CPU figures)
  *
@@ -26,11 +28,12 @@
  */
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs"
+import { existsSync, readdirSync, statSync } from "node:fs"
 import { parseArgs } from "node:util"
 import postgres from "postgres"
 import { freshPostgresDatabase } from "../test/support/databases.ts"
 import { summariseCpuProfile } from "./cpu-profile.ts"
+import { LOG, printStatements } from "./statement-log.ts"
 import { cpuMs, startChild, stderrOf, stopChild, systemCpuMs } from "./support.ts"
 
 const { values: args } = parseArgs({
@@ -46,11 +49,13 @@ const { values: args } = parseArgs({
     port: { type: "string", default: "42610" },
     "setup-sql": { type: "string" },
     explain: { type: "boolean", default: false },
+    draft: { type: "boolean", default: false },
     "node-arg": { type: "string", multiple: true, default: [] },
   },
 })
 const ADMIN = "bench-admin-token-0123456789"
-const LOG = process.env.PG_LOG ?? "/var/log/postgresql/postgresql-15-main.log"
+/** The status of a create that did what was asked: 201, or 200 for a draft's price preview. */
+const DONE = args.draft ? "200" : "201"
 const everyDay = Object.fromEntries(
   ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => [d, { availableTime: { start: "00:00:00", end: "23:59:00" } }]),
 )
@@ -63,31 +68,6 @@ const manifest = {
     },
   ],
   apps: [{ key: "bench", appId: "bench-app", appSecret: "bench-secret-123", projects: ["bench"] }],
-}
-
-/** Statements PostgreSQL logged for the run's database since `from` (bytes into the log), per create. */
-const printStatements = (title: string, from: number, creates: number): void => {
-  const statements = new Map<string, { n: number; ms: number }>()
-  if (existsSync(LOG)) {
-    const text = readFileSync(LOG).subarray(from).toString("utf8")
-    const re = new RegExp(`@${dbName} LOG:\\s+duration: ([\\d.]+) ms\\s+(?:(parse|bind|execute) [^:]*: )?(?:statement: )?(.*)`, "g")
-    for (const m of text.matchAll(re)) {
-      if (m[3]!.includes("pg_stat_")) continue // this tool's own sampling
-      const key = `${m[2] ?? "simple"} ${m[3]!.replace(/\s+/g, " ").slice(0, 110)}`
-      const s = statements.get(key) ?? { n: 0, ms: 0 }
-      s.n++
-      s.ms += Number(m[1])
-      statements.set(key, s)
-    }
-  }
-  console.log(title)
-  const sorted = [...statements.entries()].sort((a, b) => b[1].n - a[1].n)
-  let executes = 0
-  for (const [k, s] of sorted) {
-    if (k.startsWith("execute") || k.startsWith("simple")) executes += s.n
-    console.log(`  ${(s.n / creates).toFixed(2).padStart(6)} x ${(s.ms / s.n).toFixed(3).padStart(7)} ms  ${k}`)
-  }
-  console.log(`  = ${(executes / creates).toFixed(1)} statements executed per create`)
 }
 
 const pg = await freshPostgresDatabase()
@@ -117,7 +97,7 @@ try {
     // Quarter 67 (UTC 16:45) ends after the desks' 23:59 close in Asia/Bangkok (a 400): skipped.
     const q = Math.floor(Math.random() * 89)
     const start = day0 + (10 + Math.floor(Math.random() * 300)) * 86_400_000 + (q >= 67 ? q + 1 : q) * 15 * 60_000
-    return JSON.stringify({ deskId: desks[Math.floor(Math.random() * desks.length)], title: "bench", startDateTime: new Date(start).toISOString(), endDateTime: new Date(start + 15 * 60_000).toISOString() })
+    return JSON.stringify({ deskId: desks[Math.floor(Math.random() * desks.length)], title: "bench", ...(args.draft ? { draft: true } : {}), startDateTime: new Date(start).toISOString(), endDateTime: new Date(start + 15 * 60_000).toISOString() })
   }
   const headers = { authorization: `Bearer ${token}`, ...json }
   if (args["setup-sql"]) await sql.unsafe(args["setup-sql"])
@@ -138,7 +118,7 @@ try {
   const seqStarted = performance.now()
   for (let i = 0; i < SEQ; i++) {
     const r = await fetch(`${base}/meetings`, { method: "POST", headers, body: body() })
-    if (r.status !== 201) console.log(`sequential create: ${r.status} ${await r.text()}`)
+    if (String(r.status) !== DONE) console.log(`sequential create: ${r.status} ${await r.text()}`)
   }
   const seqMs = (performance.now() - seqStarted) / SEQ
   await new Promise((r) => setTimeout(r, 500))
@@ -146,7 +126,7 @@ try {
     await sql.unsafe(`alter database ${dbName} reset all`) // the statement log, and --explain's settings
     await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
   }
-  printStatements(`\n${SEQ} sequential creates: ${seqMs.toFixed(1)} ms each from the client; statements logged per create (background included):`, logFrom, SEQ)
+  printStatements(`\n${SEQ} sequential creates: ${seqMs.toFixed(1)} ms each from the client; statements logged per create (background included):`, logFrom, SEQ, dbName)
   await new Promise((r) => setTimeout(r, 500))
   for (let i = 0; i < 10; i++) await fetch(`${base}/meetings`, { method: "POST", headers, body: body() })
 
@@ -165,7 +145,7 @@ try {
     const counts: Record<string, number> = {}
     const [cpu0, sysBefore] = [cpuMs(server.pid!), systemCpuMs(server.pid!)]
     const r = await createLoad(counts)
-    const k = Math.max(1, counts["201"] ?? 0)
+    const k = Math.max(1, counts[DONE] ?? 0)
     if (Object.keys(counts).some((k) => k.startsWith("5"))) console.log(`\nserver stderr (last 4,000 characters):\n${stderrOf(server)}`)
     console.log(`window ${w}: ${Math.round(r.requests.average)} req/s, server CPU per create ${((cpuMs(server.pid!) - cpu0) / k).toFixed(2)} ms (system ${((systemCpuMs(server.pid!) - sysBefore) / k).toFixed(2)}), statuses ${JSON.stringify(counts)}`)
   }
@@ -202,7 +182,7 @@ try {
   sampling = false
   await sampler
   const s1 = await stat()
-  const n = statuses["201"] ?? 0
+  const n = statuses[DONE] ?? 0
   const per = (k: string) => ((Number(s1[k]) - Number(s0[k])) / Math.max(1, n)).toFixed(2)
   console.log(`\nload: ${args.connections} connections, ${args.duration} s: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} p99 ${result.latency.p99} ms, statuses ${JSON.stringify(statuses)}`)
   console.log(`server CPU per create: ${((c1 - c0) / Math.max(1, n)).toFixed(2)} ms (system ${((sys1 - sys0) / Math.max(1, n)).toFixed(2)}; ${((c1 - c0) / 10 / Number(args.duration)).toFixed(0)}% of one core)`)
@@ -210,7 +190,7 @@ try {
   console.log(`per create: ${per("c")} commits, ${per("r")} rollbacks, ${per("i")} rows inserted, ${per("f")} rows fetched, ${per("t")} rows returned; backend active ${per("active_time")} ms`)
   if (args["log-load"]) {
     await new Promise((r) => setTimeout(r, 500))
-    printStatements(`statements logged during the load, per create (background included; the monitoring's own excluded):`, loadLogFrom, n)
+    printStatements(`statements logged during the load, per create (background included; the monitoring's own excluded):`, loadLogFrom, n, dbName)
   }
   if (Object.keys(statuses).some((k) => k.startsWith("5"))) console.log(`\nserver stderr (last 4,000 characters):\n${stderrOf(server)}`)
   const total = [...waits.values()].reduce((a, b) => a + b, 0)

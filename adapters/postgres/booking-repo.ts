@@ -13,6 +13,7 @@ import {
   type Queryable,
   type Sendable,
 } from "./database.ts"
+import { keptQuery, slot, slotAs } from "./kept-query.ts"
 import { outboxInsert, recordBookingEvents } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 
@@ -127,21 +128,74 @@ export const insertBooking = async (
 }
 
 /** Loads a booking and its slots; `lock` takes a row lock for the rest of the transaction. */
+const bookingById = keptQuery((q) => q.select().from(bookingsTable).where(eq(bookingsTable.id, slot("id"))))
+const bookingByIdForUpdate = keptQuery((q) =>
+  q.select().from(bookingsTable).where(eq(bookingsTable.id, slot("id"))).for("update"),
+)
+const slotsOfBooking = keptQuery((q) =>
+  q
+    .select()
+    .from(bookingSlotsTable)
+    .where(eq(bookingSlotsTable.bookingId, slot("id")))
+    .orderBy(asc(bookingSlotsTable.occurrenceIndex)),
+)
+
 export const loadBooking = async (
   q: Queryable,
   id: string,
   options: { lock?: boolean } = {},
 ): Promise<StoredBooking | undefined> => {
-  const base = q.select().from(bookingsTable).where(eq(bookingsTable.id, id))
-  const [row] = options.lock ? await base.for("update") : await base
+  const [row] = await (options.lock ? bookingByIdForUpdate : bookingById)(q, { id })
   if (!row) return undefined
-  const slots = await q
-    .select()
-    .from(bookingSlotsTable)
-    .where(eq(bookingSlotsTable.bookingId, id))
-    .orderBy(asc(bookingSlotsTable.occurrenceIndex))
+  const slots = await slotsOfBooking(q, { id })
   return { row, slots }
 }
+
+const updateSlotRow = keptQuery((q) =>
+  q
+    .update(bookingSlotsTable)
+    .set({
+      status: slotAs("status"),
+      startAt: slotAs("startAt"),
+      endAt: slotAs("endAt"),
+      checkIns: slotAs("checkIns"),
+      checkOutAt: slotAs("checkOutAt"),
+      updatedAt: slotAs("updatedAt"),
+    })
+    .where(eq(bookingSlotsTable.id, slot("id")))
+    .returning(),
+)
+
+const updateBookingRow = keptQuery((q) =>
+  q
+    .update(bookingsTable)
+    .set({
+      title: slotAs("title"),
+      body: slotAs("body"),
+      status: slotAs("status"),
+      startAt: slotAs("startAt"),
+      endAt: slotAs("endAt"),
+      attendees: slotAs("attendees"),
+      estimatedAttendance: slotAs("estimatedAttendance"),
+      checkIns: slotAs("checkIns"),
+      checkOutAt: slotAs("checkOutAt"),
+      updatedAt: slotAs("updatedAt"),
+    })
+    .where(eq(bookingsTable.id, slot("id")))
+    .returning(),
+)
+
+const insertHistoryRow = keptQuery((q) =>
+  q.insert(bookingHistoriesTable).values({
+    id: slot("id"),
+    bookingId: slot("bookingId"),
+    action: slot("action"),
+    at: slot("at"),
+    by: slot("by"),
+    data: slot("data"),
+    createdAt: slot("createdAt"),
+  }),
+)
 
 /**
  * Persists a transition of one occurrence: the slot (its own state), the booking row (shared
@@ -163,61 +217,64 @@ export const saveTransition = async (
 ): Promise<StoredBooking> => {
   const b = result.booking
   const updatedAt = new Date(b.updatedAt)
-  const [nextSlot] = await guardSlot(tx, b.assetId, () =>
-    tx
-      .update(bookingSlotsTable)
-      .set({
-        status: b.status,
-        startAt: new Date(b.start),
-        endAt: new Date(b.end),
-        checkIns: [...b.checkIns],
-        checkOutAt: b.checkOutAt === undefined ? null : new Date(b.checkOutAt),
-        updatedAt,
-      })
-      .where(eq(bookingSlotsTable.id, slot.id))
-      .returning(),
-  )
-  const [row] = await tx
-    .update(bookingsTable)
-    .set({
-      title: b.title,
-      body: b.body ?? null,
-      status: b.status,
-      startAt: new Date(b.start),
-      endAt: new Date(b.end),
-      attendees: [...b.attendees],
-      estimatedAttendance: b.estimatedAttendance ?? null,
-      checkIns: [...b.checkIns],
-      checkOutAt: b.checkOutAt === undefined ? null : new Date(b.checkOutAt),
-      ...(options.timePeriod === undefined ? {} : { timePeriod: options.timePeriod }),
-      ...options.rowPatch,
-      updatedAt,
-    })
-    .where(eq(bookingsTable.id, stored.row.id))
-    .returning()
+  const slotSet = {
+    id: slot.id,
+    status: b.status,
+    startAt: new Date(b.start),
+    endAt: new Date(b.end),
+    checkIns: [...b.checkIns],
+    checkOutAt: b.checkOutAt === undefined ? null : new Date(b.checkOutAt),
+    updatedAt,
+  }
+  const rowSet = {
+    title: b.title,
+    body: b.body ?? null,
+    status: b.status,
+    startAt: new Date(b.start),
+    endAt: new Date(b.end),
+    attendees: [...b.attendees],
+    estimatedAttendance: b.estimatedAttendance ?? null,
+    checkIns: [...b.checkIns],
+    checkOutAt: b.checkOutAt === undefined ? null : new Date(b.checkOutAt),
+    updatedAt,
+  }
   const data = {
     ...(options.occurrenceEventId === undefined ? {} : { occurrenceEventId: options.occurrenceEventId }),
     ...options.historyData,
   }
-  await tx
-    .insert(bookingHistoriesTable)
-    .values(historyValues(newId, b.id, result.history, Object.keys(data).length > 0 ? data : undefined))
-  await recordBookingEvents(
-    tx,
-    newId,
-    {
-      projectId: b.projectId,
-      bookingId: b.id,
-      assetKind: b.assetKind,
-      occurrenceEventId: options.occurrenceEventId,
-    },
-    result.events,
+  // Only an update changes the period or the payment hand-off: its own statement, built for it.
+  const rowWrite = () =>
+    options.timePeriod === undefined && options.rowPatch === undefined
+      ? updateBookingRow(tx, { ...rowSet, id: stored.row.id })
+      : tx
+          .update(bookingsTable)
+          .set({
+            ...rowSet,
+            ...(options.timePeriod === undefined ? {} : { timePeriod: options.timePeriod }),
+            ...options.rowPatch,
+          })
+          .where(eq(bookingsTable.id, stored.row.id))
+          .returning()
+  const source = { projectId: b.projectId, bookingId: b.id, assetKind: b.assetKind, occurrenceEventId: options.occurrenceEventId }
+  const history = historyValues(newId, b.id, result.history, Object.keys(data).length > 0 ? data : undefined)
+  // The asset's lock first (guardSlot), then the writes in one round trip: they need nothing
+  // from each other, and a refused slot write rejects them all with its own error.
+  const [[nextSlot], [row]] = await guardSlot(tx, b.assetId, () =>
+    Promise.all([updateSlotRow(tx, slotSet), rowWrite(), insertHistoryRow(tx, history), recordBookingEvents(tx, newId, source, result.events)]),
   )
   return {
     row: row!,
     slots: stored.slots.map((s) => (s.id === slot.id ? nextSlot! : s)),
   }
 }
+
+const historiesOfBookings = keptQuery((q) =>
+  q
+    .select()
+    .from(bookingHistoriesTable)
+    .where(sql`${bookingHistoriesTable.bookingId} = any(${slot("ids")}::text[])`)
+    .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id)),
+)
 
 /** Histories of several bookings, oldest first, grouped by booking id. */
 export const historiesOf = async (
@@ -226,11 +283,7 @@ export const historiesOf = async (
 ): Promise<Map<string, HistoryRow[]>> => {
   const out = new Map<string, HistoryRow[]>()
   if (bookingIds.length === 0) return out
-  const rows = await q
-    .select()
-    .from(bookingHistoriesTable)
-    .where(inArray(bookingHistoriesTable.bookingId, [...new Set(bookingIds)]))
-    .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id))
+  const rows = await historiesOfBookings(q, { ids: [...new Set(bookingIds)] })
   for (const r of rows) {
     const list = out.get(r.bookingId) ?? []
     list.push(r)
@@ -239,7 +292,19 @@ export const historiesOf = async (
   return out
 }
 
-const liveStatus = () => inArray(bookingSlotsTable.status, [...LIVE_STATUSES])
+const liveSlotsOfAssets = keptQuery((q) =>
+  q
+    .select()
+    .from(bookingSlotsTable)
+    .where(
+      and(
+        sql`${bookingSlotsTable.assetId} = any(${slot("assetIds")}::text[])`,
+        inArray(bookingSlotsTable.status, [...LIVE_STATUSES]),
+        lt(bookingSlotsTable.startAt, sql`${slot("end")}::timestamptz`),
+        gt(bookingSlotsTable.endAt, sql`${slot("start")}::timestamptz`),
+      ),
+    ),
+)
 
 /** Live slots of the given assets overlapping [start, end) (half-open, as the constraint). */
 export const liveSlotsOverlapping = async (
@@ -249,17 +314,7 @@ export const liveSlotsOverlapping = async (
   end: number,
 ): Promise<SlotRow[]> => {
   if (assetIds.length === 0) return []
-  return q
-    .select()
-    .from(bookingSlotsTable)
-    .where(
-      and(
-        inArray(bookingSlotsTable.assetId, [...assetIds]),
-        liveStatus(),
-        lt(bookingSlotsTable.startAt, new Date(end)),
-        gt(bookingSlotsTable.endAt, new Date(start)),
-      ),
-    )
+  return liveSlotsOfAssets(q, { assetIds: [...assetIds], start: new Date(start).toISOString(), end: new Date(end).toISOString() })
 }
 
 /** Count of an organizer's unpaid bookings (the hold-hoarding cap). */

@@ -2,6 +2,7 @@ import type { AssetKind } from "../../core/booking/state.ts"
 import type { BookingEventSource } from "../../core/ports/outbox.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
 import { wakeAfterCommit, type Queryable } from "./database.ts"
+import { keptQuery, slot } from "./kept-query.ts"
 import { outboxEventsTable } from "./tables/bookings.ts"
 
 /** The channel that wakes the dispatchers: deliveries may be due (and the relay runs first). */
@@ -62,5 +63,20 @@ export const recordBookingEvents = async (
   source: BookingEventSource,
   events: ReadonlyArray<BookingDomainEvent>,
 ): Promise<void> => {
-  await outboxInsert(tx, newId, source, events)
+  if (events.length !== 1) return void (await outboxInsert(tx, newId, source, events))
+  // A transition's one event (the usual case): the statement written once.
+  wakeAfterCommit(tx, OUTBOX_CHANNEL)
+  await insertOneEvent(tx, outboxValues(newId, source, events)[0]!)
 }
+
+const insertOneEvent = keptQuery((q) =>
+  q.insert(outboxEventsTable).values({
+    id: slot("id"),
+    projectId: slot("projectId"),
+    bookingId: slot("bookingId"),
+    type: slot("type"),
+    payload: slot("payload"),
+    occurredAt: slot("occurredAt"),
+    createdAt: slot("createdAt"),
+  }),
+)

@@ -6,6 +6,7 @@ import { invoiceNoOf } from "../../core/payment/rules.ts"
 import { PaymentStore } from "../../core/ports/payment-store.ts"
 import type { PaymentKind, PaymentStatus } from "../../core/ports/payments.ts"
 import { execute, type Queryable } from "./database.ts"
+import { keptQuery, slot, slotAs } from "./kept-query.ts"
 import { paymentsTable, type PaymentRow } from "./tables/payments.ts"
 import { read as readSql, SqlDatabase, write } from "./unit-of-work.ts"
 
@@ -94,15 +95,19 @@ export const updatePaymentStatus = async (tx: Queryable, paymentId: string, stat
     .set({ status, settledAt: new Date(at), updatedAt: new Date(at) })
     .where(eq(paymentsTable.id, paymentId))
 
+const paymentsOfBookings = keptQuery((q) =>
+  q
+    .select()
+    .from(paymentsTable)
+    .where(sql`${paymentsTable.bookingId} = any(${slot("ids")}::text[])`)
+    .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id)),
+)
+
 /** Payments of several bookings, oldest first, grouped by booking id. */
 export const paymentRowsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>): Promise<Map<string, PaymentRow[]>> => {
   const out = new Map<string, PaymentRow[]>()
   if (bookingIds.length === 0) return out
-  const rows = await q
-    .select()
-    .from(paymentsTable)
-    .where(inArray(paymentsTable.bookingId, [...new Set(bookingIds)]))
-    .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id))
+  const rows = await paymentsOfBookings(q, { ids: [...new Set(bookingIds)] })
   for (const r of rows) {
     const list = out.get(r.bookingId) ?? []
     list.push(r)
@@ -126,12 +131,23 @@ export const latestPaymentRowForUpdate = async (tx: Queryable, bookingId: string
 export const paymentRowById = async (q: Queryable, paymentId: string): Promise<PaymentRow | undefined> =>
   (await q.select().from(paymentsTable).where(eq(paymentsTable.id, paymentId)))[0]
 
-export const voidPendingRows = (tx: Queryable, bookingId: string, at: number): Promise<PaymentRow[]> =>
-  tx
+const voidPending = keptQuery((q) =>
+  q
     .update(paymentsTable)
-    .set({ status: "voided", settledAt: new Date(at), updatedAt: new Date(at) })
-    .where(and(eq(paymentsTable.bookingId, bookingId), eq(paymentsTable.status, "pending")))
-    .returning()
+    .set({ status: "voided", settledAt: slotAs<Date>("at"), updatedAt: slotAs<Date>("at") })
+    .where(and(eq(paymentsTable.bookingId, slot("bookingId")), eq(paymentsTable.status, "pending")))
+    .returning(),
+)
+
+export const voidPendingRows = (tx: Queryable, bookingId: string, at: number): Promise<PaymentRow[]> =>
+  voidPending(tx, { bookingId, at: new Date(at) })
+
+const pendingOfBooking = keptQuery((q) =>
+  q
+    .select()
+    .from(paymentsTable)
+    .where(and(eq(paymentsTable.bookingId, slot("bookingId")), eq(paymentsTable.status, "pending"))),
+)
 
 // --- the port --------------------------------------------------------------------------------
 
@@ -157,17 +173,7 @@ export const PaymentStorePostgres = Layer.effect(
         const rows = await paymentRowsOf(q, bookingIds)
         return new Map([...rows].map(([id, list]) => [id, list.map(toPaymentRecord)]))
       }),
-    pendingOf: (bookingId) =>
-      read(async (q) =>
-        optionOf(
-          (
-            await q
-              .select()
-              .from(paymentsTable)
-              .where(and(eq(paymentsTable.bookingId, bookingId), eq(paymentsTable.status, "pending")))
-          )[0],
-        ),
-      ),
+    pendingOf: (bookingId) => read(async (q) => optionOf((await pendingOfBooking(q, { bookingId }))[0])),
     lockById: (paymentId) => write("PaymentStore.lockById", async (tx) => optionOf(await lockPaymentRow(tx, paymentId))),
     lockOf: (bookingId) =>
       write("PaymentStore.lockOf", async (tx) => optionOf(await latestPaymentRowForUpdate(tx, bookingId))),

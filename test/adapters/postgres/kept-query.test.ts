@@ -1,0 +1,107 @@
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm"
+import { integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { openDatabase, type Database } from "../../../adapters/postgres/database.ts"
+import { keptQuery, keptText, slot, slotAs } from "../../../adapters/postgres/kept-query.ts"
+import type { Queryable } from "../../../adapters/postgres/database.ts"
+import { ENGINES, freshPostgresDatabase } from "../../support/databases.ts"
+
+const probes = pgTable("kept_probe", {
+  id: text("id").primaryKey(),
+  ownerId: text("owner_id").notNull(),
+  rank: integer("rank").notNull(),
+  endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
+  closedAt: timestamp("closed_at", { withTimezone: true }),
+  tags: jsonb("tags").$type<string[]>(),
+})
+
+const byOwnersBuilder = (q: Queryable) =>
+  q
+    .select()
+    .from(probes)
+    .where(and(sql`${probes.ownerId} = any(${slot("owners")}::text[])`, gt(probes.endsAt, sql`${slot("after")}::timestamptz`)))
+    .orderBy(asc(probes.rank))
+const byOwners = keptQuery(byOwnersBuilder)
+const close = keptQuery((q) =>
+  q
+    .update(probes)
+    .set({ closedAt: slotAs<Date | null>("closedAt"), tags: slotAs<string[] | null>("tags") })
+    .where(eq(probes.id, slot("id")))
+    .returning(),
+)
+const add = keptQuery((q) =>
+  q.insert(probes).values({ id: slot("id"), ownerId: slot("ownerId"), rank: slot("rank"), endsAt: slot("endsAt"), closedAt: slot("closedAt"), tags: slot("tags") }),
+)
+const byIdForUpdate = keptQuery((q) => q.select().from(probes).where(eq(probes.id, slot("id"))).for("update"))
+
+describe.each(ENGINES)("a kept select on %s: written once, run as Drizzle runs its builder", (engine) => {
+  let database: Database
+  let drop: (() => Promise<void>) | undefined
+
+  beforeAll(async () => {
+    const pg = engine === "postgres" ? await freshPostgresDatabase() : undefined
+    drop = pg?.drop
+    database = await openDatabase(pg ? { databaseUrl: pg.url } : { dataDir: "memory" })
+    await database.db.execute(sql`create table kept_probe (id text primary key, owner_id text not null, rank integer not null, ends_at timestamptz not null, closed_at timestamptz, tags jsonb)`)
+    await database.db.insert(probes).values([
+      { id: "a", ownerId: "o1", rank: 2, endsAt: new Date("2030-01-01T10:00:00Z") },
+      { id: "b", ownerId: "o1", rank: 1, endsAt: new Date("2030-01-01T12:00:00Z") },
+      { id: "c", ownerId: "o2", rank: 3, endsAt: new Date("2030-01-01T12:00:00Z") },
+      { id: "d", ownerId: "o3", rank: 4, endsAt: new Date("2030-01-01T12:00:00Z") },
+    ])
+  })
+  afterAll(async () => {
+    await database.close()
+    await drop?.()
+  })
+
+  it("answers the rows the builder answers, mapped the same (Dates, camelCase keys), for each set of values", async () => {
+    const db = database.db
+    for (const [owners, after] of [
+      [["o1"], "2030-01-01T11:00:00Z"],
+      [["o1", "o2"], "2029-12-31T00:00:00Z"],
+      [["nobody"], "2029-12-31T00:00:00Z"],
+    ] as const) {
+      const kept = await byOwners(db, { owners: [...owners], after })
+      const built = await db
+        .select()
+        .from(probes)
+        .where(and(inArray(probes.ownerId, [...owners]), gt(probes.endsAt, new Date(after))))
+        .orderBy(asc(probes.rank))
+      expect(kept).toEqual(built)
+    }
+    const [b] = await byOwners(db, { owners: ["o1"], after: "2030-01-01T11:00:00Z" })
+    expect(b).toEqual({ id: "b", ownerId: "o1", rank: 1, endsAt: new Date("2030-01-01T12:00:00Z"), closedAt: null, tags: null })
+  })
+
+  it("a slot in .set() or .values() is encoded by its column as a value is: a Date, null, a jsonb value", async () => {
+    const db = database.db
+    const [closed] = await close(db, { id: "c", closedAt: new Date("2030-02-01T00:00:00Z"), tags: ["x", "y"] })
+    expect(closed).toMatchObject({ id: "c", closedAt: new Date("2030-02-01T00:00:00Z"), tags: ["x", "y"] })
+    const [reopened] = await close(db, { id: "c", closedAt: null, tags: null })
+    expect(reopened).toMatchObject({ id: "c", closedAt: null, tags: null })
+    await add(db, { id: "f", ownerId: "o5", rank: 5, endsAt: new Date("2030-03-01T00:00:00Z"), closedAt: null, tags: ["z"] })
+    const [f] = await db.select().from(probes).where(eq(probes.id, "f"))
+    expect(f).toEqual({ id: "f", ownerId: "o5", rank: 5, endsAt: new Date("2030-03-01T00:00:00Z"), closedAt: null, tags: ["z"] })
+  })
+
+  it("sends the builder's own text", () => {
+    expect(keptText(byOwnersBuilder, database.db)).toBe(byOwnersBuilder(database.db).toSQL().sql)
+  })
+
+  it("inside a transaction it runs on the transaction: it sees the transaction's own rows and locks for it", async () => {
+    await database.db
+      .transaction(async (tx) => {
+        await tx.insert(probes).values({ id: "e", ownerId: "o9", rank: 9, endsAt: new Date("2030-01-01T12:00:00Z") })
+        expect((await byOwners(tx, { owners: ["o9"], after: "2029-01-01T00:00:00Z" })).map((r) => r.id)).toEqual(["e"])
+        expect((await byIdForUpdate(tx, { id: "e" })).map((r) => r.id)).toEqual(["e"])
+        if (engine === "postgres") {
+          const [row] = (await tx.execute(sql`select count(*)::int as n from pg_locks where locktype = 'transactionid' and pid = pg_backend_pid()`)) as unknown as Array<{ n: number }>
+          expect(row!.n).toBeGreaterThan(0)
+        }
+        throw new Error("roll back")
+      })
+      .catch((e: Error) => expect(e.message).toBe("roll back"))
+    expect(await byOwners(database.db, { owners: ["o9"], after: "2029-01-01T00:00:00Z" })).toEqual([])
+  })
+})
