@@ -4,7 +4,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js"
 import postgres from "postgres"
 import type { PGlite } from "@electric-sql/pglite"
 import { preparing } from "./prepared-client.ts"
-import { migratePostgres } from "./migrations.ts"
+import { migrateDatabase } from "./migrations.ts"
 import { buildTemplate, copyTemplateInto, startFromTemplate, templateDirOf, templateFits } from "./pglite-template.ts"
 import * as schema from "./schema.ts"
 
@@ -222,14 +222,7 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
     const self = crypto.randomUUID()
     const waker = makeWaker((channels) => client`select pg_notify(c, ${self}) from unnest(${client.array(channels)}::text[]) as c`)
     const db = withCommitWakes(drizzlePostgres(preparing(client), { schema }) as unknown as Db, waker.wake)
-    // Several servers may start at once on one database: migrate under an advisory lock.
-    const migrator = postgres(options.databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 })
-    try {
-      await migrator`select pg_advisory_lock(7419023)`
-      await migratePostgres(migrator, migrationsFolder)
-    } finally {
-      await migrator.end({ timeout: 5 })
-    }
+    await migrateDatabase(options.databaseUrl, migrationsFolder)
     return {
       db,
       engine: "postgres",

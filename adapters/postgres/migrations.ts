@@ -1,7 +1,7 @@
 import { readMigrationFiles, type MigrationMeta } from "drizzle-orm/migrator"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import type { Sql, TransactionSql } from "postgres"
+import postgres, { type Sql, type TransactionSql } from "postgres"
 
 /**
  * Applies the pending migrations of `migrationsFolder` (drizzle/) to a PostgreSQL server the way
@@ -44,6 +44,21 @@ export const migratePostgres = async (client: Sql, migrationsFolder: string): Pr
 
 const journalRow = (m: MigrationMeta): string =>
   `insert into drizzle.__drizzle_migrations (hash, created_at) values ('${m.hash}', ${m.folderMillis})`
+
+/**
+ * Brings the database at `databaseUrl` to the migrations of `migrationsFolder`, on a connection of
+ * its own, under the migration lock: several servers may start at once on one database; the
+ * later ones wait here and find nothing pending.
+ */
+export const migrateDatabase = async (databaseUrl: string, migrationsFolder: string): Promise<void> => {
+  const migrator = postgres(databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 })
+  try {
+    await migrator.unsafe("select pg_advisory_lock(7419023)")
+    await migratePostgres(migrator, migrationsFolder)
+  } finally {
+    await migrator.end({ timeout: 5 })
+  }
+}
 
 /** The migrations of a Drizzle migrations folder as its journal lists them, in order. */
 export const journalEntries = (migrationsFolder: string): ReadonlyArray<{ readonly tag: string; readonly when: number }> =>
