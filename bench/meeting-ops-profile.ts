@@ -7,13 +7,15 @@
  *
  *   GET /meetings/:id     random bookings of the seeded set, --duration seconds
  *   POST /meetings draft  a price preview of a random free slot (nothing written)
+ *   PATCH /meetings/:id   a new title for a random booking of the seeded set
  *   POST .../cancel       each seeded booking once (as many requests as bookings)
  *
  *   --duration 5  --connections 16  --bookings 4000  --windows 2 (the first warms the JIT)
  *   --entry FILE  the server bundle (default dist/runtimes/node/server.js; A/B: another build)
+ *   --only TEXT   only the loads whose name contains TEXT (GET, PATCH, draft, cancel)
  *   --cpu-prof DIR  the server's V8 CPU profile
- *   --log N       first cancel N bookings one by one with every statement logged for the run's
- *                 database, and print the statements per cancel (PostgreSQL's log)
+ *   --log N       first PATCH, then cancel, N bookings one by one with every statement logged for
+ *                 the run's database, and print the statements per request (PostgreSQL's log)
  */
 import autocannon from "autocannon"
 import { existsSync, statSync } from "node:fs"
@@ -33,6 +35,7 @@ const { values: args } = parseArgs({
     port: { type: "string", default: "42620" },
     "cpu-prof": { type: "string" },
     log: { type: "string", default: "0" },
+    only: { type: "string", default: "" },
   },
 })
 const ADMIN = "bench-admin-token-0123456789"
@@ -91,6 +94,7 @@ try {
   }
 
   const measure = async (name: string, expected: number, options: Record<string, unknown>) => {
+    if (!name.includes(args.only!)) return
     const statuses: Record<string, number> = {}
     const c0 = cpuMs(server.pid!)
     const r = await autocannon({ url: base, connections, ...options, requests: (options.requests as any[]).map((q) => ({ ...q, onResponse: (st: number) => void (statuses[st] = (statuses[st] ?? 0) + 1) })) } as any)
@@ -103,6 +107,7 @@ try {
   for (let w = 0; w < Number(args.windows); w++) {
     console.log(`window ${w + 1}${w + 1 < Number(args.windows) ? " (warm-up)" : ""}:`)
     await measure("  GET /meetings/:id", 200, { duration, requests: [{ method: "GET", headers, setupRequest: (req: any) => ({ ...req, path: `/meetings/${ids[Math.floor(Math.random() * ids.length)]}` }) }] })
+    await measure("  PATCH /meetings/:id", 200, { duration, requests: [{ method: "PATCH", headers, setupRequest: (req: any) => ({ ...req, path: `/meetings/${ids[Math.floor(Math.random() * ids.length)]}`, body: JSON.stringify({ title: `bench ${Math.random()}` }) }) }] })
     await measure("  POST /meetings draft", 200, { duration, requests: [{ method: "POST", path: "/meetings", headers, setupRequest: (req: any) => ({ ...req, body: draftBody() }) }] })
   }
   // Cancels last: each booking once, the second half of the set (the first warmed up with GETs only).
@@ -117,6 +122,13 @@ try {
     await fetch(`${base}/healthz`)
     const from = existsSync(LOG) ? statSync(LOG).size : 0
     for (let i = 0; i < logged; i++) {
+      const r = await fetch(`${base}/meetings/${ids[ids.length - 1 - i]}`, { method: "PATCH", headers, body: JSON.stringify({ title: `logged ${i}` }) })
+      if (r.status !== 200) console.log(`patch: ${r.status} ${await r.text()}`)
+    }
+    await new Promise((r) => setTimeout(r, 500))
+    printStatements(`${logged} sequential PATCHes (a new title), statements logged per PATCH (background included):`, from, logged, dbName)
+    const cancelsFrom = existsSync(LOG) ? statSync(LOG).size : 0
+    for (let i = 0; i < logged; i++) {
       const r = await fetch(`${base}/meetings/${ids[next++]}/cancel`, { method: "POST", headers, body: "{}" })
       if (r.status !== 202) console.log(`cancel: ${r.status} ${await r.text()}`)
     }
@@ -124,7 +136,7 @@ try {
     await sql.unsafe(`alter database ${dbName} reset all`)
     await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
     await sql.end()
-    printStatements(`${logged} sequential cancels, statements logged per cancel (background included):`, from, logged, dbName)
+    printStatements(`${logged} sequential cancels, statements logged per cancel (background included):`, cancelsFrom, logged, dbName)
   }
   const half = Math.floor(ids.length / 2)
   await measure("cancel (warm-up, first half)", 202, { amount: half, requests: [{ method: "POST", headers, body: "{}", setupRequest: (req: any) => ({ ...req, path: `/meetings/${ids[next++]}/cancel` }) }] })

@@ -519,21 +519,24 @@ export class Bookings extends Context.Service<
 
       const act = Effect.fn("Bookings.act")(function* (actor: Principal | "operator", id: string, a: MeetingAction) {
         const now = clock.now()
-        const visible = yield* loadVisible(actor, id)
-        const asset = yield* assetOf(visible.row)
-        const who: Actor =
-          actor === "operator"
-            ? { userId: "operator", isProjectAdmin: true }
-            : {
-                userId: actingUserId(actor),
-                isProjectAdmin: a._tag === "Cancel" ? yield* directory.isProjectAdmin(actor, visible.row.projectId) : false,
-                ...(a._tag !== "Reject" && a.pinCode !== undefined ? { pinCode: a.pinCode } : {}),
-              }
-        const command: BookingCommand =
-          a._tag === "CheckIn" ? { _tag: "CheckIn", preStartMinutes: asset.meetingConfig.preStartMinutes } : { _tag: a._tag }
         const saved = yield* uow.transaction(
           Effect.gen(function* () {
+            // One read of the booking, locked: who may act and how is decided on the row the
+            // transition writes (a read before the transaction cost two statements more).
             const stored = yield* lockedOrMissing(id)
+            if (actor !== "operator" && !canSeeProject(actor, stored.row.projectId))
+              return yield* new NotFound({ entity: "meeting", id })
+            const asset = yield* assetOf(stored.row)
+            const who: Actor =
+              actor === "operator"
+                ? { userId: "operator", isProjectAdmin: true }
+                : {
+                    userId: actingUserId(actor),
+                    isProjectAdmin: a._tag === "Cancel" ? yield* directory.isProjectAdmin(actor, stored.row.projectId) : false,
+                    ...(a._tag !== "Reject" && a.pinCode !== undefined ? { pinCode: a.pinCode } : {}),
+                  }
+            const command: BookingCommand =
+              a._tag === "CheckIn" ? { _tag: "CheckIn", preStartMinutes: asset.meetingConfig.preStartMinutes } : { _tag: a._tag }
             const slot = currentSlot(stored, asset.timeZone, now)
             const result = yield* Effect.fromResult(transition(toCoreBooking(stored.row, slot), command, now, who))
             // Checked after authorization and state, so a stranger learns nothing about payments.
@@ -548,13 +551,13 @@ export class Bookings extends Context.Service<
             // Spec: cancel (and a reject) voids the pending payments.
             const voided = a._tag === "Cancel" || a._tag === "Reject" ? yield* voidPendingPayments(payments, id, now) : []
             yield* reschedule(asset, next, slot, now, undefined)
-            return { next, voided, from: slot.status, to: result.booking.status }
+            return { asset, next, voided, from: slot.status, to: result.booking.status }
           }),
         )
         yield* voidAtGateway(gateway, saved.voided)
         yield* signals.bookingCommitted(id, LIFECYCLE_SIGNAL[a._tag])
         yield* countStatus(saved.from, saved.to)
-        return yield* detailsOf(actor, asset, saved.next, now)
+        return yield* detailsOf(actor, saved.asset, saved.next, now)
       })
 
       return Bookings.of({ create, update, act })
