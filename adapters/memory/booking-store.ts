@@ -1,6 +1,15 @@
 import { Effect, Layer, Option } from "effect"
 import { SlotTaken } from "../../core/booking/errors.ts"
-import { newBookingRecord, newSlotRecords, type BookingRecord, type HistoryRecord, type SlotRecord, type StoredBooking } from "../../core/booking/meeting.ts"
+import {
+  newBookingRecord,
+  newSlotRecords,
+  transitionedRowFields,
+  transitionedSlotFields,
+  type BookingRecord,
+  type HistoryRecord,
+  type SlotRecord,
+  type StoredBooking,
+} from "../../core/booking/meeting.ts"
 import { isLive, type BookingStatus } from "../../core/booking/state.ts"
 import type { HistoryEntry } from "../../core/booking/transitions.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
@@ -141,32 +150,13 @@ export const BookingStoreMemory = Layer.effect(
           const b = result.booking
           if (isLive(b.status) && overlapsLive(b.assetId, [Interval.make(b.start, b.end)], new Set([slot.id])))
             return yield* new SlotTaken({ assetId: b.assetId })
-          const updatedAt = new Date(b.updatedAt)
-          const checkOutAt = b.checkOutAt === undefined ? null : new Date(b.checkOutAt)
-          const nextSlot: SlotRecord = {
-            ...slot,
-            status: b.status,
-            startAt: new Date(b.start),
-            endAt: new Date(b.end),
-            checkIns: [...b.checkIns],
-            checkOutAt,
-            updatedAt,
-          }
+          const nextSlot: SlotRecord = { ...slot, ...transitionedSlotFields(b) }
           const current = tables.get().bookings.get(stored.row.id)?.row ?? stored.row
           const row: BookingRecord = {
             ...current,
-            title: b.title,
-            body: b.body ?? null,
-            status: b.status,
-            startAt: new Date(b.start),
-            endAt: new Date(b.end),
-            attendees: [...b.attendees],
-            estimatedAttendance: b.estimatedAttendance ?? null,
-            checkIns: [...b.checkIns],
-            checkOutAt,
+            ...transitionedRowFields(b),
             ...(options.timePeriod === undefined ? {} : { timePeriod: options.timePeriod }),
             ...options.rowPatch,
-            updatedAt,
           }
           const next: StoredBooking = { row, slots: stored.slots.map((s) => (s.id === slot.id ? nextSlot : s)) }
           const data = {

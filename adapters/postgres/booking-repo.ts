@@ -1,6 +1,13 @@
 import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm"
 import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.ts"
-import { newBookingRecord, newSlotRecords, type BookingExtras, type StoredBooking } from "../../core/booking/meeting.ts"
+import {
+  newBookingRecord,
+  newSlotRecords,
+  transitionedRowFields,
+  transitionedSlotFields,
+  type BookingExtras,
+  type StoredBooking,
+} from "../../core/booking/meeting.ts"
 import { LIVE_STATUSES, type Booking } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
@@ -216,28 +223,8 @@ export const saveTransition = async (
   } = {},
 ): Promise<StoredBooking> => {
   const b = result.booking
-  const updatedAt = new Date(b.updatedAt)
-  const slotSet = {
-    id: slot.id,
-    status: b.status,
-    startAt: new Date(b.start),
-    endAt: new Date(b.end),
-    checkIns: [...b.checkIns],
-    checkOutAt: b.checkOutAt === undefined ? null : new Date(b.checkOutAt),
-    updatedAt,
-  }
-  const rowSet = {
-    title: b.title,
-    body: b.body ?? null,
-    status: b.status,
-    startAt: new Date(b.start),
-    endAt: new Date(b.end),
-    attendees: [...b.attendees],
-    estimatedAttendance: b.estimatedAttendance ?? null,
-    checkIns: [...b.checkIns],
-    checkOutAt: b.checkOutAt === undefined ? null : new Date(b.checkOutAt),
-    updatedAt,
-  }
+  const slotSet = { id: slot.id, ...transitionedSlotFields(b) }
+  const rowSet = transitionedRowFields(b)
   const data = {
     ...(options.occurrenceEventId === undefined ? {} : { occurrenceEventId: options.occurrenceEventId }),
     ...options.historyData,

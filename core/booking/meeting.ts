@@ -114,6 +114,30 @@ export const newBookingRecord = (b: Booking, extras: BookingExtras): BookingReco
   updatedAt: new Date(b.updatedAt),
 })
 
+/** The slot fields a transition of one occurrence sets (what both storage profiles write). */
+export const transitionedSlotFields = (b: Booking) => ({
+  status: b.status,
+  startAt: new Date(b.start),
+  endAt: new Date(b.end),
+  checkIns: [...b.checkIns],
+  checkOutAt: b.checkOutAt === undefined ? null : new Date(b.checkOutAt),
+  updatedAt: new Date(b.updatedAt),
+})
+
+/** The booking row fields a transition sets: shared fields and a mirror of the occurrence (both storage profiles). */
+export const transitionedRowFields = (b: Booking) => ({
+  title: b.title,
+  body: b.body ?? null,
+  status: b.status,
+  startAt: new Date(b.start),
+  endAt: new Date(b.end),
+  attendees: [...b.attendees],
+  estimatedAttendance: b.estimatedAttendance ?? null,
+  checkIns: [...b.checkIns],
+  checkOutAt: b.checkOutAt === undefined ? null : new Date(b.checkOutAt),
+  updatedAt: new Date(b.updatedAt),
+})
+
 /** The slot records of a booking just created, one per occurrence (what both storage profiles write). */
 export const newSlotRecords = (newId: () => string, b: Booking, occurrences: ReadonlyArray<Occurrence>): SlotRecord[] =>
   occurrences.map((o) => ({
