@@ -228,18 +228,18 @@ export const ticksInsert = (
 ) => {
   const rows = ticksToSchedule(bookingId, snapshots, now)
   if (rows.length === 0) return undefined
-  const values = sql.join(
-    rows.map(
-      (t) =>
-        sql`(${t.bookingId}, ${t.occurrenceIndex}, ${t.kind}, ${tickRank[t.kind]}, ${iso(t.dueAt)}::timestamptz, ${iso(t.dueAt)}::timestamptz, ${iso(now)}::timestamptz)`,
-    ),
-    sql`, `,
-  )
   // The earliest run time among them: a worker already due to look sooner need not wake.
   notifyTicks(tx, Math.min(...rows.map((t) => t.dueAt)))
+  // One text whatever the number of ticks (prepared once per connection; a VALUES list was a
+  // text per count, and past 16 parameters an unnamed statement parsed each time), the rows
+  // as one JSON parameter, as a create sends its first ticks (TICKS_FROM_B).
+  const json = JSON.stringify(
+    rows.map((t) => ({ booking_id: t.bookingId, occurrence_index: t.occurrenceIndex, kind: t.kind, rank: tickRank[t.kind], due_ms: t.dueAt })),
+  )
   return tx.execute(sql`
     insert into scheduled_ticks (booking_id, occurrence_index, kind, rank, due_at, run_at, created_at)
-    values ${values}
+    select r.booking_id, r.occurrence_index, r.kind, r.rank, ${DUE}, ${DUE}, ${iso(now)}::timestamptz
+    from json_to_recordset(${json}::text::json) as r(booking_id text, occurrence_index integer, kind text, rank integer, due_ms float8)
     on conflict (booking_id, kind, due_at) do nothing`)
 }
 
