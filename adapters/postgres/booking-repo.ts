@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm"
+import type { AnyPgColumn } from "drizzle-orm/pg-core"
 import type { HistoryEntry, Transitioned } from "../../core/booking/transitions.ts"
 import {
   newBookingRecord,
@@ -173,6 +174,13 @@ const updateSlotRow = keptQuery((q) =>
     .returning(),
 )
 
+/** A column an update may leave as it is: written when `<key>Given` is true (see `given`). */
+const optional = (column: AnyPgColumn, key: string) =>
+  sql`case when ${slot(`${key}Given`)}::boolean then ${slot(key)}::text else ${column} end`
+
+/** The slots of an optional column: written when `value` is given (null included). */
+const given = (key: string, value: string | null | undefined) => ({ [`${key}Given`]: value !== undefined, [key]: value ?? null })
+
 const updateBookingRow = keptQuery((q) =>
   q
     .update(bookingsTable)
@@ -187,6 +195,10 @@ const updateBookingRow = keptQuery((q) =>
       checkIns: slotAs("checkIns"),
       checkOutAt: slotAs("checkOutAt"),
       updatedAt: slotAs("updatedAt"),
+      timePeriod: optional(bookingsTable.timePeriod, "timePeriod"),
+      paymentChannel: optional(bookingsTable.paymentChannel, "paymentChannel"),
+      discountCode: optional(bookingsTable.discountCode, "discountCode"),
+      frontendRedirectUrl: optional(bookingsTable.frontendRedirectUrl, "frontendRedirectUrl"),
     })
     .where(eq(bookingsTable.id, slot("id")))
     .returning(),
@@ -229,19 +241,17 @@ export const saveTransition = async (
     ...(options.occurrenceEventId === undefined ? {} : { occurrenceEventId: options.occurrenceEventId }),
     ...options.historyData,
   }
-  // Only an update changes the period or the payment hand-off: its own statement, built for it.
+  // Only an update changes the period or the payment hand-off: each is written only when given.
+  const patch = options.rowPatch ?? {}
   const rowWrite = () =>
-    options.timePeriod === undefined && options.rowPatch === undefined
-      ? updateBookingRow(tx, { ...rowSet, id: stored.row.id })
-      : tx
-          .update(bookingsTable)
-          .set({
-            ...rowSet,
-            ...(options.timePeriod === undefined ? {} : { timePeriod: options.timePeriod }),
-            ...options.rowPatch,
-          })
-          .where(eq(bookingsTable.id, stored.row.id))
-          .returning()
+    updateBookingRow(tx, {
+      ...rowSet,
+      id: stored.row.id,
+      ...given("timePeriod", options.timePeriod),
+      ...given("paymentChannel", patch.paymentChannel),
+      ...given("discountCode", patch.discountCode),
+      ...given("frontendRedirectUrl", patch.frontendRedirectUrl),
+    })
   const source = { projectId: b.projectId, bookingId: b.id, assetKind: b.assetKind, occurrenceEventId: options.occurrenceEventId }
   const history = historyValues(newId, b.id, result.history, Object.keys(data).length > 0 ? data : undefined)
   // The asset's lock first (guardSlot), then the writes in one round trip: they need nothing
