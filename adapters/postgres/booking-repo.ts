@@ -21,7 +21,7 @@ import {
   type Queryable,
   type Sendable,
 } from "./database.ts"
-import { keptQuery, slot, slotAs } from "./kept-query.ts"
+import { keptQuery, param, paramAs } from "./kept-query.ts"
 import { outboxInsert, recordBookingEvents } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 
@@ -135,19 +135,19 @@ export const insertBooking = async (
   return { row: row!, slots: slots.sort((a, b) => a.occurrenceIndex - b.occurrenceIndex), histories }
 }
 
-/** Loads a booking and its slots; `lock` takes a row lock for the rest of the transaction. */
-const bookingById = keptQuery((q) => q.select().from(bookingsTable).where(eq(bookingsTable.id, slot("id"))))
+const bookingById = keptQuery((q) => q.select().from(bookingsTable).where(eq(bookingsTable.id, param("id"))))
 const bookingByIdForUpdate = keptQuery((q) =>
-  q.select().from(bookingsTable).where(eq(bookingsTable.id, slot("id"))).for("update"),
+  q.select().from(bookingsTable).where(eq(bookingsTable.id, param("id"))).for("update"),
 )
 const slotsOfBooking = keptQuery((q) =>
   q
     .select()
     .from(bookingSlotsTable)
-    .where(eq(bookingSlotsTable.bookingId, slot("id")))
+    .where(eq(bookingSlotsTable.bookingId, param("id")))
     .orderBy(asc(bookingSlotsTable.occurrenceIndex)),
 )
 
+/** Loads a booking and its slots; `lock` takes a row lock for the rest of the transaction. */
 export const loadBooking = async (
   q: Queryable,
   id: string,
@@ -163,56 +163,56 @@ const updateSlotRow = keptQuery((q) =>
   q
     .update(bookingSlotsTable)
     .set({
-      status: slotAs("status"),
-      startAt: slotAs("startAt"),
-      endAt: slotAs("endAt"),
-      checkIns: slotAs("checkIns"),
-      checkOutAt: slotAs("checkOutAt"),
-      updatedAt: slotAs("updatedAt"),
+      status: paramAs("status"),
+      startAt: paramAs("startAt"),
+      endAt: paramAs("endAt"),
+      checkIns: paramAs("checkIns"),
+      checkOutAt: paramAs("checkOutAt"),
+      updatedAt: paramAs("updatedAt"),
     })
-    .where(eq(bookingSlotsTable.id, slot("id")))
+    .where(eq(bookingSlotsTable.id, param("id")))
     .returning(),
 )
 
 /** A column an update may leave as it is: written when `<key>Given` is true (see `given`). */
 const optional = (column: AnyPgColumn, key: string) =>
-  sql`case when ${slot(`${key}Given`)}::boolean then ${slot(key)}::text else ${column} end`
+  sql`case when ${param(`${key}Given`)}::boolean then ${param(key)}::text else ${column} end`
 
-/** The slots of an optional column: written when `value` is given (null included). */
+/** The values of an optional column: written when `value` is given (null included). */
 const given = (key: string, value: string | null | undefined) => ({ [`${key}Given`]: value !== undefined, [key]: value ?? null })
 
 const updateBookingRow = keptQuery((q) =>
   q
     .update(bookingsTable)
     .set({
-      title: slotAs("title"),
-      body: slotAs("body"),
-      status: slotAs("status"),
-      startAt: slotAs("startAt"),
-      endAt: slotAs("endAt"),
-      attendees: slotAs("attendees"),
-      estimatedAttendance: slotAs("estimatedAttendance"),
-      checkIns: slotAs("checkIns"),
-      checkOutAt: slotAs("checkOutAt"),
-      updatedAt: slotAs("updatedAt"),
+      title: paramAs("title"),
+      body: paramAs("body"),
+      status: paramAs("status"),
+      startAt: paramAs("startAt"),
+      endAt: paramAs("endAt"),
+      attendees: paramAs("attendees"),
+      estimatedAttendance: paramAs("estimatedAttendance"),
+      checkIns: paramAs("checkIns"),
+      checkOutAt: paramAs("checkOutAt"),
+      updatedAt: paramAs("updatedAt"),
       timePeriod: optional(bookingsTable.timePeriod, "timePeriod"),
       paymentChannel: optional(bookingsTable.paymentChannel, "paymentChannel"),
       discountCode: optional(bookingsTable.discountCode, "discountCode"),
       frontendRedirectUrl: optional(bookingsTable.frontendRedirectUrl, "frontendRedirectUrl"),
     })
-    .where(eq(bookingsTable.id, slot("id")))
+    .where(eq(bookingsTable.id, param("id")))
     .returning(),
 )
 
 const insertHistoryRow = keptQuery((q) =>
   q.insert(bookingHistoriesTable).values({
-    id: slot("id"),
-    bookingId: slot("bookingId"),
-    action: slot("action"),
-    at: slot("at"),
-    by: slot("by"),
-    data: slot("data"),
-    createdAt: slot("createdAt"),
+    id: param("id"),
+    bookingId: param("bookingId"),
+    action: param("action"),
+    at: param("at"),
+    by: param("by"),
+    data: param("data"),
+    createdAt: param("createdAt"),
   }),
 )
 
@@ -269,7 +269,7 @@ const historiesOfBookings = keptQuery((q) =>
   q
     .select()
     .from(bookingHistoriesTable)
-    .where(sql`${bookingHistoriesTable.bookingId} = any(${slot("ids")}::text[])`)
+    .where(sql`${bookingHistoriesTable.bookingId} = any(${param("ids")}::text[])`)
     .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id)),
 )
 
@@ -295,10 +295,10 @@ const liveSlotsOfAssets = keptQuery((q) =>
     .from(bookingSlotsTable)
     .where(
       and(
-        sql`${bookingSlotsTable.assetId} = any(${slot("assetIds")}::text[])`,
+        sql`${bookingSlotsTable.assetId} = any(${param("assetIds")}::text[])`,
         inArray(bookingSlotsTable.status, [...LIVE_STATUSES]),
-        lt(bookingSlotsTable.startAt, sql`${slot("end")}::timestamptz`),
-        gt(bookingSlotsTable.endAt, sql`${slot("start")}::timestamptz`),
+        lt(bookingSlotsTable.startAt, sql`${param("end")}::timestamptz`),
+        gt(bookingSlotsTable.endAt, sql`${param("start")}::timestamptz`),
       ),
     ),
 )

@@ -40,19 +40,19 @@ const nullable = (encoder: DriverValueEncoder<unknown, unknown>): DriverValueEnc
   mapToDriverValue: (value) => (value === null ? null : encoder.mapToDriverValue(value)),
 })
 
-/** `sql.placeholder(name)`, named for the value it stands for. */
-export const slot = (name: string): Placeholder => sql.placeholder(name)
+/** `sql.placeholder(name)`: where the value named `name` goes. */
+export const param = (name: string): Placeholder => sql.placeholder(name)
 
 /**
- * A slot in an update's `.set()`, typed as the column's value: Drizzle's types for `.set()`
+ * A param in an update's `.set()`, typed as the column's value: Drizzle's types for `.set()`
  * leave placeholders out, but it encodes one there as it does in `.values()` (the test shows it).
  */
-export const slotAs = <T>(name: string): T => sql.placeholder(name) as unknown as T
+export const paramAs = <T>(name: string): T => sql.placeholder(name) as unknown as T
 
 /**
- * A query (select, update, insert) written once by `build`, with `slot(name)` where each value
- * goes, and run with `values` by name. A slot in `.set()` or `.values()` is encoded by its
- * column as Drizzle encodes a value (a Date, a jsonb object); a slot in a condition or in raw
+ * A query (select, update, insert) written once by `build`, with `param(name)` where each value
+ * goes, and run with `values` by name. A param in `.set()` or `.values()` is encoded by its
+ * column as Drizzle encodes a value (a Date, a jsonb object); a param in a condition or in raw
  * `sql` goes to the driver as it is (text as text, a timestamp as its ISO text, a list compared
  * with `= any(...)` as an array).
  */

@@ -6,7 +6,7 @@ import { invoiceNoOf } from "../../core/payment/rules.ts"
 import { PaymentStore } from "../../core/ports/payment-store.ts"
 import type { PaymentKind, PaymentStatus } from "../../core/ports/payments.ts"
 import { execute, type Queryable } from "./database.ts"
-import { keptQuery, slot, slotAs } from "./kept-query.ts"
+import { keptQuery, param, paramAs } from "./kept-query.ts"
 import { paymentsTable, type PaymentRow } from "./tables/payments.ts"
 import { read as readSql, SqlDatabase, write } from "./unit-of-work.ts"
 
@@ -99,7 +99,7 @@ const paymentsOfBookings = keptQuery((q) =>
   q
     .select()
     .from(paymentsTable)
-    .where(sql`${paymentsTable.bookingId} = any(${slot("ids")}::text[])`)
+    .where(sql`${paymentsTable.bookingId} = any(${param("ids")}::text[])`)
     .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id)),
 )
 
@@ -134,8 +134,8 @@ export const paymentRowById = async (q: Queryable, paymentId: string): Promise<P
 const voidPending = keptQuery((q) =>
   q
     .update(paymentsTable)
-    .set({ status: "voided", settledAt: slotAs<Date>("at"), updatedAt: slotAs<Date>("at") })
-    .where(and(eq(paymentsTable.bookingId, slot("bookingId")), eq(paymentsTable.status, "pending")))
+    .set({ status: "voided", settledAt: paramAs<Date>("at"), updatedAt: paramAs<Date>("at") })
+    .where(and(eq(paymentsTable.bookingId, param("bookingId")), eq(paymentsTable.status, "pending")))
     .returning(),
 )
 
@@ -146,7 +146,7 @@ const pendingOfBooking = keptQuery((q) =>
   q
     .select()
     .from(paymentsTable)
-    .where(and(eq(paymentsTable.bookingId, slot("bookingId")), eq(paymentsTable.status, "pending"))),
+    .where(and(eq(paymentsTable.bookingId, param("bookingId")), eq(paymentsTable.status, "pending"))),
 )
 
 // --- the port --------------------------------------------------------------------------------

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, inArray, sql } from "drizzle-orm"
 import { integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openDatabase, type Database } from "../../../adapters/postgres/database.ts"
-import { keptQuery, keptText, slot, slotAs } from "../../../adapters/postgres/kept-query.ts"
+import { keptQuery, keptText, param, paramAs } from "../../../adapters/postgres/kept-query.ts"
 import type { Queryable } from "../../../adapters/postgres/database.ts"
 import { ENGINES, freshPostgresDatabase } from "../../support/databases.ts"
 
@@ -19,20 +19,20 @@ const byOwnersBuilder = (q: Queryable) =>
   q
     .select()
     .from(probes)
-    .where(and(sql`${probes.ownerId} = any(${slot("owners")}::text[])`, gt(probes.endsAt, sql`${slot("after")}::timestamptz`)))
+    .where(and(sql`${probes.ownerId} = any(${param("owners")}::text[])`, gt(probes.endsAt, sql`${param("after")}::timestamptz`)))
     .orderBy(asc(probes.rank))
 const byOwners = keptQuery(byOwnersBuilder)
 const close = keptQuery((q) =>
   q
     .update(probes)
-    .set({ closedAt: slotAs<Date | null>("closedAt"), tags: slotAs<string[] | null>("tags") })
-    .where(eq(probes.id, slot("id")))
+    .set({ closedAt: paramAs<Date | null>("closedAt"), tags: paramAs<string[] | null>("tags") })
+    .where(eq(probes.id, param("id")))
     .returning(),
 )
 const add = keptQuery((q) =>
-  q.insert(probes).values({ id: slot("id"), ownerId: slot("ownerId"), rank: slot("rank"), endsAt: slot("endsAt"), closedAt: slot("closedAt"), tags: slot("tags") }),
+  q.insert(probes).values({ id: param("id"), ownerId: param("ownerId"), rank: param("rank"), endsAt: param("endsAt"), closedAt: param("closedAt"), tags: param("tags") }),
 )
-const byIdForUpdate = keptQuery((q) => q.select().from(probes).where(eq(probes.id, slot("id"))).for("update"))
+const byIdForUpdate = keptQuery((q) => q.select().from(probes).where(eq(probes.id, param("id"))).for("update"))
 
 describe.each(ENGINES)("a kept select on %s: written once, run as Drizzle runs its builder", (engine) => {
   let database: Database
