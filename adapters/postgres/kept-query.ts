@@ -25,8 +25,17 @@ interface DriverQuery {
 }
 
 interface Session {
-  prepareQuery: (query: { sql: string; params: unknown[] }, fields: unknown, name: undefined, arrayMode: true) => DriverQuery
+  prepareQuery: (query: { sql: string; params: unknown[] }, fields: unknown, name: string, arrayMode: true) => DriverQuery
 }
+
+/**
+ * The name given to every kept query: with a name Drizzle asks postgres-js for a prepared
+ * statement (which postgres-js keeps per connection by its text), whatever the number of
+ * parameters; unnamed, one of more than 16 would go unprepared (prepared-client.ts), described
+ * and parsed on every execution, and its round trip would hold back the statements sent after
+ * it. A kept text is fixed, so what a connection keeps stays bounded. PGlite ignores the name.
+ */
+const KEPT = "kept"
 
 /** What a query needs to run again: its text and parameters (placeholders among them), its fields. */
 interface Built {
@@ -60,16 +69,17 @@ export const keptQuery = <Result, V extends Record<string, unknown> = Record<str
   build: (q: Queryable) => PromiseLike<Result>,
 ) => {
   let built: Built | undefined
-  return (q: Queryable, values: V): Promise<Result> => {
+  // Async: a throw while building fails the returned promise, like any other failure.
+  return async (q: Queryable, values: V): Promise<Result> => {
     if (built === undefined) {
       const first = (build(q) as unknown as { _prepare: () => DriverQuery })._prepare()
       const params = first.params.map((p) => (is(p, Param) && is(p.value, Placeholder) ? new Param(p.value, nullable(p.encoder)) : p))
       built = { query: { sql: first.queryString, params }, fields: first.fields, joinsNotNullableMap: first.joinsNotNullableMap }
     }
     const session = (q as unknown as { session: Session }).session
-    const prepared = session.prepareQuery(built.query as { sql: string; params: unknown[] }, built.fields, undefined, true)
+    const prepared = session.prepareQuery(built.query as { sql: string; params: unknown[] }, built.fields, KEPT, true)
     prepared.joinsNotNullableMap = built.joinsNotNullableMap
-    return prepared.execute(values) as unknown as Promise<Result>
+    return (await prepared.execute(values)) as Result
   }
 }
 

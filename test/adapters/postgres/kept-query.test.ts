@@ -1,7 +1,10 @@
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm"
 import { integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openDatabase, type Database } from "../../../adapters/postgres/database.ts"
+import { drizzle } from "drizzle-orm/postgres-js"
+import postgres from "postgres"
+import { openDatabase, type Database, type Db } from "../../../adapters/postgres/database.ts"
+import { preparing } from "../../../adapters/postgres/prepared-client.ts"
 import { keptQuery, keptText, param, paramAs } from "../../../adapters/postgres/kept-query.ts"
 import type { Queryable } from "../../../adapters/postgres/database.ts"
 import { ENGINES, freshPostgresDatabase } from "../../support/databases.ts"
@@ -103,5 +106,26 @@ describe.each(ENGINES)("a kept select on %s: written once, run as Drizzle runs i
       })
       .catch((e: Error) => expect(e.message).toBe("roll back"))
     expect(await byOwners(database.db, { owners: ["o9"], after: "2029-01-01T00:00:00Z" })).toEqual([])
+  })
+})
+
+describe("a kept query on PostgreSQL is a prepared statement, however many parameters it has", () => {
+  it("a kept insert of 20 parameters is kept once by the connection (one round trip, no parse, from the second use)", async () => {
+    const pg = await freshPostgresDatabase()
+    // One connection: what it keeps is what pg_prepared_statements shows.
+    const client = postgres(pg.url, { max: 1, onnotice: () => {} })
+    try {
+      const db = drizzle(preparing(client)) as unknown as Db
+      await client.unsafe(`create table kept_wide (${Array.from({ length: 20 }, (_, i) => `c${i} text`).join(", ")})`)
+      const wide = pgTable("kept_wide", Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`c${i}`, text(`c${i}`)])))
+      const insertWide = keptQuery((q) => q.insert(wide).values(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`c${i}`, param(`c${i}`)]))))
+      for (let n = 0; n < 3; n++) await insertWide(db, Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`c${i}`, `${n}-${i}`])))
+      const [kept] = await client.unsafe<Array<{ n: number }>>(`select count(*)::int as n from pg_prepared_statements where statement like 'insert into "kept_wide"%'`)
+      expect(kept!.n).toBe(1)
+      expect((await client.unsafe(`select c19 from kept_wide order by c0`)).map((r) => r.c19)).toEqual(["0-19", "1-19", "2-19"])
+    } finally {
+      await client.end()
+      await pg.drop()
+    }
   })
 })
