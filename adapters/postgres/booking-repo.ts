@@ -21,7 +21,7 @@ import {
   type Queryable,
   type Sendable,
 } from "./database.ts"
-import { keptQuery, param, paramAs } from "./kept-query.ts"
+import { keptQuery, param, paramAs, paramsOf } from "./kept-query.ts"
 import { outboxInsert, recordBookingEvents } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 
@@ -135,11 +135,11 @@ export const insertBooking = async (
   return { row: row!, slots: slots.sort((a, b) => a.occurrenceIndex - b.occurrenceIndex), histories }
 }
 
-const bookingById = keptQuery((q) => q.select().from(bookingsTable).where(eq(bookingsTable.id, param("id"))))
+export const bookingById = keptQuery((q) => q.select().from(bookingsTable).where(eq(bookingsTable.id, param("id"))))
 const bookingByIdForUpdate = keptQuery((q) =>
   q.select().from(bookingsTable).where(eq(bookingsTable.id, param("id"))).for("update"),
 )
-const slotsOfBooking = keptQuery((q) =>
+export const slotsOfBooking = keptQuery((q) =>
   q
     .select()
     .from(bookingSlotsTable)
@@ -204,17 +204,7 @@ const updateBookingRow = keptQuery((q) =>
     .returning(),
 )
 
-const insertHistoryRow = keptQuery((q) =>
-  q.insert(bookingHistoriesTable).values({
-    id: param("id"),
-    bookingId: param("bookingId"),
-    action: param("action"),
-    at: param("at"),
-    by: param("by"),
-    data: param("data"),
-    createdAt: param("createdAt"),
-  }),
-)
+const insertHistoryRow = keptQuery((q) => q.insert(bookingHistoriesTable).values(paramsOf(bookingHistoriesTable)))
 
 /**
  * Persists a transition of one occurrence: the slot (its own state), the booking row (shared

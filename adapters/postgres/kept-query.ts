@@ -1,4 +1,4 @@
-import { is, Param, Placeholder, sql, type DriverValueEncoder } from "drizzle-orm"
+import { getTableColumns, is, Param, Placeholder, sql, type DriverValueEncoder, type Table } from "drizzle-orm"
 import type { Queryable } from "./database.ts"
 
 /*
@@ -51,6 +51,10 @@ const nullable = (encoder: DriverValueEncoder<unknown, unknown>): DriverValueEnc
 
 /** `sql.placeholder(name)`: where the value named `name` goes. */
 export const param = (name: string): Placeholder => sql.placeholder(name)
+
+/** A param for every column of `table`, named as the column's key: an insert's `.values()` of a whole row. */
+export const paramsOf = <T extends Table>(table: T): { [K in keyof T["$inferInsert"]]-?: Placeholder } =>
+  Object.fromEntries(Object.keys(getTableColumns(table)).map((key) => [key, param(key)])) as { [K in keyof T["$inferInsert"]]-?: Placeholder }
 
 /**
  * A param in an update's `.set()`, typed as the column's value: Drizzle's types for `.set()`

@@ -4,7 +4,8 @@ import type { HistoryRecord, MeetingRecord, PaymentRecord, SlotRecord } from "..
 import { MeetingReadStore, type MeetingFilter, type MeetingListRow } from "../../core/ports/meeting-read-store.ts"
 import type { Queryable } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
-import { toPaymentRecord } from "./payment-store.ts"
+import { bookingById, slotsOfBooking } from "./booking-repo.ts"
+import { paymentsOfBookings, toPaymentRecord } from "./payment-store.ts"
 import { paymentsTable } from "./tables/payments.ts"
 import { EpochCaches, readBySnapshot } from "./cache-epoch.ts"
 import { read, SqlDatabase } from "./unit-of-work.ts"
@@ -35,14 +36,6 @@ const historiesOf = (q: Queryable) =>
     .where(sql`${bookingHistoriesTable.bookingId} = any(${sql.placeholder("ids")})`)
     .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id))
     .prepare("meetings_histories")
-
-const paymentsOf = (q: Queryable) =>
-  q
-    .select()
-    .from(paymentsTable)
-    .where(sql`${paymentsTable.bookingId} = any(${sql.placeholder("ids")})`)
-    .orderBy(asc(paymentsTable.createdAt), asc(paymentsTable.id))
-    .prepare("meetings_payments")
 
 /**
  * The window over the slots alone: projects, [from, to), optionally statuses. One project is
@@ -144,17 +137,6 @@ const parseHistories = (json: string): HistoryRecord[] =>
 
 const windowOf = (q: Queryable, w: WindowShape) => ({ count: slotCount(q, w), page: slotPage(q, w) })
 
-const slotsOf = (q: Queryable) =>
-  q
-    .select()
-    .from(bookingSlotsTable)
-    .where(eq(bookingSlotsTable.bookingId, sql.placeholder("id")))
-    .orderBy(asc(bookingSlotsTable.occurrenceIndex))
-    .prepare("meeting_slots")
-
-const bookingOf = (q: Queryable) =>
-  q.select().from(bookingsTable).where(eq(bookingsTable.id, sql.placeholder("id"))).prepare("meeting_booking")
-
 /**
  * The statements of the common reads, built once per connection handle with constant text
  * (array parameters, not IN lists), so the driver prepares each once per connection: an
@@ -162,7 +144,6 @@ const bookingOf = (q: Queryable) =>
  */
 const statementsOf = (q: Queryable) => ({
   histories: historiesOf(q),
-  payments: paymentsOf(q),
   // Indexed by manyProjects * 2 + withStatuses.
   windows: [
     windowOf(q, { manyProjects: false, withStatuses: false }),
@@ -170,8 +151,6 @@ const statementsOf = (q: Queryable) => ({
     windowOf(q, { manyProjects: true, withStatuses: false }),
     windowOf(q, { manyProjects: true, withStatuses: true }),
   ],
-  slots: slotsOf(q),
-  booking: bookingOf(q),
 })
 type Statements = ReturnType<typeof statementsOf>
 
@@ -194,7 +173,7 @@ const recordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>) => {
   const st = statements(q)
   const [histories, payments] = await Promise.all([
     st.histories.execute({ ids }),
-    st.payments.execute({ ids }).then((rows) => rows.map(toPaymentRecord)),
+    paymentsOfBookings(q, { ids }).then((rows) => rows.map(toPaymentRecord)),
   ])
   return { histories: groupBy(histories), payments: groupBy(payments) }
 }
@@ -269,7 +248,7 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
     ])
     const paying = [...new Set(page.filter((r) => r.hasPayments === 1).map((r) => r.booking.id))]
     const payments =
-      paying.length === 0 ? new Map<string, PaymentRecord[]>() : groupBy((await st.payments.execute({ ids: paying })).map(toPaymentRecord))
+      paying.length === 0 ? new Map<string, PaymentRecord[]>() : groupBy((await paymentsOfBookings(q, { ids: paying })).map(toPaymentRecord))
     // Rows of one series share its histories: parsed once per booking.
     const histories = new Map<string, HistoryRecord[]>()
     for (const r of page) if (!histories.has(r.booking.id)) histories.set(r.booking.id, parseHistories(r.histories))
@@ -314,8 +293,7 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
 }
 
 const get = async (q: Queryable, id: string) => {
-  const st = statements(q)
-  const [[row], slots, recs] = await Promise.all([st.booking.execute({ id }), st.slots.execute({ id }), recordsOf(q, [id])])
+  const [[row], slots, recs] = await Promise.all([bookingById(q, { id }), slotsOfBooking(q, { id }), recordsOf(q, [id])])
   if (row === undefined) return Option.none()
   return Option.some({
     stored: { row, slots },

@@ -2,7 +2,7 @@ import type { AssetKind } from "../../core/booking/state.ts"
 import type { BookingEventSource } from "../../core/ports/outbox.ts"
 import type { BookingDomainEvent } from "../../core/events/domain-events.ts"
 import { wakeAfterCommit, type Queryable } from "./database.ts"
-import { keptQuery, param } from "./kept-query.ts"
+import { keptQuery, paramsOf } from "./kept-query.ts"
 import { outboxEventsTable } from "./tables/bookings.ts"
 
 /** The channel that wakes the dispatchers: deliveries may be due (and the relay runs first). */
@@ -69,14 +69,4 @@ export const recordBookingEvents = async (
   await insertOneEvent(tx, outboxValues(newId, source, events)[0]!)
 }
 
-const insertOneEvent = keptQuery((q) =>
-  q.insert(outboxEventsTable).values({
-    id: param("id"),
-    projectId: param("projectId"),
-    bookingId: param("bookingId"),
-    type: param("type"),
-    payload: param("payload"),
-    occurredAt: param("occurredAt"),
-    createdAt: param("createdAt"),
-  }),
-)
+const insertOneEvent = keptQuery((q) => q.insert(outboxEventsTable).values(paramsOf(outboxEventsTable)))

@@ -95,7 +95,8 @@ export const updatePaymentStatus = async (tx: Queryable, paymentId: string, stat
     .set({ status, settledAt: new Date(at), updatedAt: new Date(at) })
     .where(eq(paymentsTable.id, paymentId))
 
-const paymentsOfBookings = keptQuery((q) =>
+/** Payments of bookings (`ids`), oldest first. */
+export const paymentsOfBookings = keptQuery((q) =>
   q
     .select()
     .from(paymentsTable)
