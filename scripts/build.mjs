@@ -72,23 +72,55 @@ async function bundleServer() {
   }
   // From the TypeScript sources (as tsx and the tests run them), not from tsc's output: an
   // incremental tsc re-emits only changed files, and would leave a stale bundle in place.
-  // The bundle replaces tsc's entry in place, so `import.meta.url` (the migrations folder two
-  // directories up) resolves exactly as from the unbundled module.
-  await esbuild.build({
-    entryPoints: [join(root, "runtimes/node/server.ts")],
-    outfile: join(root, "dist/runtimes/node/server.js"),
+  // The service is a CommonJS bundle (server-main.cjs) so that V8's code cache can compile it
+  // (runtimes/node/code-cache.ts); server.js, replacing tsc's entry, runs it. The bundle sits
+  // where tsc's entry did, so `import.meta.url` (the migrations folder two directories up)
+  // resolves exactly as from the unbundled module.
+  const common = {
     tsconfig: join(root, "tsconfig.build.json"),
     allowOverwrite: true,
     bundle: true,
     platform: "node",
-    format: "esm",
     target: "node20",
-    external: ["@electric-sql/pglite", "@electric-sql/pglite/*", "@temporalio/*"],
-    // CommonJS packages inside an ES module bundle call require() for Node's built-ins.
-    banner: { js: 'import { createRequire as __keyspaceRequire } from "node:module"; const require = __keyspaceRequire(import.meta.url);' },
     minifyWhitespace: true,
     minifySyntax: true,
     sourcemap: "linked",
     logLevel: "warning",
+  }
+  const bundle = join(root, "dist/runtimes/node/server-main.cjs")
+  const built = await esbuild.build({
+    ...common,
+    entryPoints: [join(root, "runtimes/node/main.ts")],
+    outfile: bundle,
+    format: "cjs",
+    external: ["@electric-sql/pglite", "@electric-sql/pglite/*", "@temporalio/*"],
+    define: { "import.meta.url": "__keyspaceModuleUrl" },
+    banner: { js: 'const __keyspaceModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    write: false,
   })
+  // Dynamic imports go through the loader's `__load` (runtimes/node/code-cache.ts says why); the
+  // same length as `import(`, so the source map's columns hold. Any other `import(` left (a string
+  // holding the word) would break the bundle silently: the build stops instead.
+  for (const out of built.outputFiles) {
+    let text = out.text
+    if (out.path === bundle) {
+      text = text.replace(/\bimport\((?=["'])/g, "__load(")
+      if (/\bimport\(/.test(text)) throw new Error(`${bundle}: an import( the build cannot route through __load`)
+    }
+    writeFileSync(out.path, text)
+  }
+  await esbuild.build({
+    ...common,
+    entryPoints: [join(root, "runtimes/node/bundled-server.ts")],
+    outfile: join(root, "dist/runtimes/node/server.js"),
+    format: "esm",
+  })
+  // A first code cache: the bundle's evaluation, under the flags the server sets (heap.js first).
+  // Not fatal: without it the first start compiles and writes one.
+  const cache = spawnSync(
+    process.execPath,
+    ["--input-type=module", "-e", `import ${JSON.stringify(join(root, "dist/runtimes/node/heap.js"))}; const { loadCommonJsBundle } = await import(${JSON.stringify(join(root, "dist/runtimes/node/code-cache.js"))}); loadCommonJsBundle(${JSON.stringify(bundle)}).saveCache(); process.exit(0)`],
+    { stdio: "inherit", timeout: 60_000 },
+  )
+  if (cache.status !== 0) console.error("dist/: the server's code cache was not written (the first start writes it).")
 }

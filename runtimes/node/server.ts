@@ -1,54 +1,5 @@
 // First: V8 settings that must hold before the service allocates (runtimes/node/heap.ts).
 import "./heap.ts"
-import type { Server } from "node:http"
-import type { AddressInfo } from "node:net"
-import { boot } from "../../adapters/wiring/boot.ts"
-import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
-import { startOrExit } from "../../adapters/config/startup-error.ts"
-import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts"
-import { listen } from "./http-server.ts"
-import { stdoutLines } from "./log-output.ts"
+import { main } from "./main.ts"
 
-const env = process.env
-// Log lines leave in one write per event-loop turn, and all of them before the process exits.
-const logs = stdoutLines()
-const exit = (code: number): never => process.exit(code)
-const booted = await startOrExit(env, () => boot(env, { probePort: true, logLine: logs.line }), exit)
-// postgres-js (3.4) leaves the type fetch of each new connection unhandled: PostgreSQL ending
-// that session during the fetch (a restart, a terminated backend) would end the process. The
-// pool opens another connection for the next query, so a lost connection is only logged; any
-// other unhandled rejection still ends the process.
-process.on("unhandledRejection", (reason) => {
-  if (!driverConnectionLost(reason)) throw reason
-  booted.services.logger.log("warn", "database connection lost while opening", { error: String(reason) })
-})
-const { port, publicUrl, shutdownGraceMs } = booted.services.config
-const server = await startOrExit(
-  env,
-  () =>
-    new Promise<Server>((resolve, reject) => {
-      const s = listen(booted, port, () => resolve(s))
-      s.once("error", (e) => void booted.close().finally(() => reject(e)))
-    }),
-  exit,
-)
-
-const shutdown = onShutdownSignal({
-  graceMs: shutdownGraceMs,
-  drain: () => {
-    const closed = new Promise((resolve) => server.close(resolve))
-    server.closeIdleConnections()
-    return closed
-  },
-  cut: () => server.closeAllConnections(),
-  close: booted.close,
-  exit,
-})
-process.on("SIGINT", () => shutdown("SIGINT"))
-process.on("SIGTERM", () => shutdown("SIGTERM"))
-
-// Last: whoever waits for this line may signal at once (after the start's own lines).
-logs.flush()
-const bound = (server.address() as AddressInfo).port
-console.log(`Keyspace listening on port ${bound} (${publicUrl}) [node ${process.version}]`)
-booted.announce(bound)
+await main()
