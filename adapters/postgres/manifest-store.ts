@@ -1,4 +1,4 @@
-import { and, eq, inArray, notInArray, sql, type SQL } from "drizzle-orm"
+import { and, eq, getTableColumns, inArray, notInArray, sql, type SQL } from "drizzle-orm"
 import type { PgTable } from "drizzle-orm/pg-core"
 import { Effect, Layer, Option } from "effect"
 import { Clock } from "../../core/ports/clock.ts"
@@ -42,7 +42,23 @@ const stamps = (s: Deps) => {
   return { createdAt: now, updatedAt: now }
 }
 
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+/**
+ * Whether a stored column holds the manifest's value. Objects compare key by key, not as text:
+ * PostgreSQL keeps a jsonb object's keys in its own order (shorter keys first), so
+ * `{"perHour":0,"perDay":0}` came back as `{"perDay":0,"perHour":0}` and every re-apply rewrote
+ * every room and desk (and moved the cache epoch) for nothing.
+ */
+const same = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && a.getTime() === b.getTime()
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]))
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  const entries = (o: object) => Object.entries(o).filter(([, v]) => v !== undefined)
+  const [ea, eb] = [entries(a), entries(b)]
+  const bm = new Map(eb)
+  return ea.length === eb.length && ea.every(([k, v]) => bm.has(k) && same(v, bm.get(k)))
+}
 
 /**
  * Finds the row matching `where`; inserts it with a fresh id, or updates the columns that
@@ -75,6 +91,84 @@ const upsert = async <T extends PgTable & { id: unknown }>(
 const byKey = <T extends { key: unknown; projectId: unknown }>(table: T, projectId: string, key: string) =>
   and(eq(table.projectId as never, projectId), eq(table.key as never, key))
 
+/** A keyed row of one of a project's kinds (zones, rooms, ...): its key and the columns the manifest sets. */
+interface Keyed {
+  readonly key: string
+  readonly values: Record<string, unknown>
+}
+
+/** Keys per lookup and parameters per insert: PostgreSQL takes at most 65,535 parameters a statement. */
+const KEYS_PER_LOOKUP = 10_000
+const PARAMS_PER_INSERT = 30_000
+
+const chunksOf = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
+
+/** The columns of `values` that differ from `row` (JSON-equal columns are unchanged). */
+const changedColumns = (row: Record<string, unknown>, values: Record<string, unknown>): Record<string, unknown> | undefined => {
+  const changed = Object.fromEntries(Object.entries(values).filter(([k, v]) => !same(row[k], v)))
+  return Object.keys(changed).length > 0 ? changed : undefined
+}
+
+/** Inserts `rows` into `table` in as few statements as the parameter limit allows. */
+const insertRows = async (tx: Tx, table: PgTable, rows: readonly Record<string, unknown>[]): Promise<void> => {
+  if (rows.length === 0) return
+  const perRow = Object.keys(getTableColumns(table)).length
+  for (const part of chunksOf(rows, Math.max(1, Math.floor(PARAMS_PER_INSERT / perRow)))) await tx.insert(table).values(part as never)
+}
+
+/**
+ * What `upsert` does row by row, for all of a project's rows of one kind at once: a row already
+ * under its key keeps its id and gets the columns that differ; the others are inserted with
+ * fresh ids (given in the manifest's order). One lookup and one insert per kind, however large
+ * the building, instead of two round trips per row; `fresh` (the project was just inserted)
+ * skips the lookup. The rows' keys are unique within the kind (manifestReferenceErrors).
+ */
+const upsertKeyed = async <T extends PgTable & { id: unknown; key: unknown; projectId: unknown }>(
+  s: Deps,
+  tx: Tx,
+  table: T,
+  projectId: string,
+  items: readonly Keyed[],
+  fresh: boolean,
+): Promise<Record<string, string>> => {
+  const ids: Record<string, string> = {}
+  const existing = new Map<string, Record<string, unknown>>()
+  if (!fresh)
+    for (const keys of chunksOf(items.map((i) => i.key), KEYS_PER_LOOKUP)) {
+      const rows = (await tx
+        .select()
+        .from(table as PgTable)
+        .where(and(eq(table.projectId as never, projectId), inArray(table.key as never, keys)))) as Record<string, unknown>[]
+      for (const row of rows) existing.set(row.key as string, row)
+    }
+  const inserts: Record<string, unknown>[] = []
+  const updates: Promise<unknown>[] = []
+  for (const { key, values } of items) {
+    const row = existing.get(key)
+    if (row === undefined) {
+      const id = s.newId()
+      ids[key] = id
+      // Tables without these columns ignore them.
+      inserts.push({ id, ...stamps(s), ...values })
+      continue
+    }
+    ids[key] = row.id as string
+    const changed = changedColumns(row, values)
+    // Rows of one kind are independent: their updates go out together (one round trip).
+    if (changed)
+      updates.push(
+        tx
+          .update(table)
+          .set({ ...changed, updatedAt: new Date(s.now()) } as never)
+          .where(eq(table.id as never, row.id as never)),
+      )
+  }
+  await Promise.all(updates)
+  await insertRows(tx, table, inserts)
+  return ids
+}
+
 /** A manifest's `enabled`: only an explicit value changes the registration's state. */
 const webhookEnabledValues = (enabled: boolean | undefined): Record<string, unknown> =>
   enabled === undefined
@@ -92,6 +186,8 @@ const secretHashOf = async (s: Deps, tx: Tx, key: string, secret: string): Promi
 /** Applies the manifest in the caller's transaction and returns the key -> id map. */
 const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds> => {
   const out: ManifestIds = { projects: {}, apps: {} }
+  /** Keys of the projects this apply inserted. */
+  const fresh = new Set<string>()
   // The apps' secrets are hashed (or checked against their stored hashes: PBKDF2, ~20 ms each,
   // on the thread pool) one after another while the projects are written, each waited for at its
   // app's row: one at a time, so a manifest of many apps does not fill the thread pool that
@@ -115,21 +211,19 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
       brandId,
     })
     const ids: ProjectIds = emptyProjectIds(projectId, brandId)
-    for (const z of p.zones ?? []) {
-      const zoneId = await upsert(s, tx, zonesTable, byKey(zonesTable, projectId, z.key), {
-        projectId,
-        key: z.key,
-        name: z.name,
-      })
-      ids.zones[z.key] = zoneId
-      for (const f of z.floors ?? [])
-        ids.floors[f.key] = await upsert(s, tx, floorsTable, byKey(floorsTable, projectId, f.key), {
-          projectId,
-          zoneId,
-          key: f.key,
-          name: f.name,
-        })
-    }
+    // A project inserted just now has no rows of its own to find.
+    if (existing === undefined) fresh.add(p.key)
+    const keyed = <T extends PgTable & { id: unknown; key: unknown; projectId: unknown }>(table: T, items: readonly Keyed[]) =>
+      upsertKeyed(s, tx, table, projectId, items, fresh.has(p.key))
+    const zones = p.zones ?? []
+    Object.assign(ids.zones, await keyed(zonesTable, zones.map((z) => ({ key: z.key, values: { projectId, key: z.key, name: z.name } }))))
+    Object.assign(
+      ids.floors,
+      await keyed(
+        floorsTable,
+        zones.flatMap((z) => (z.floors ?? []).map((f) => ({ key: f.key, values: { projectId, zoneId: ids.zones[z.key], key: f.key, name: f.name } }))),
+      ),
+    )
     const assetValues = (a: NonNullable<typeof p.rooms>[number] | NonNullable<typeof p.desks>[number]) => ({
       projectId,
       key: a.key,
@@ -145,56 +239,69 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
       chargeRate: a.chargeRate ?? { perHour: 0, perDay: 0 },
       config: a.config ?? {},
     })
-    for (const r of p.rooms ?? [])
-      ids.rooms[r.key] = await upsert(s, tx, roomsTable, byKey(roomsTable, projectId, r.key), {
-        ...assetValues(r),
-        type: r.type ?? "normal",
-        equipmentsAvailability: r.equipmentsAvailability ?? {
-          camera: false,
-          display: false,
-          mic: false,
-          projector: false,
-          speaker: false,
-        },
-      })
-    for (const d of p.desks ?? [])
-      ids.desks[d.key] = await upsert(s, tx, desksTable, byKey(desksTable, projectId, d.key), {
-        ...assetValues(d),
-        index: d.index ?? 0,
-      })
-    for (const u of p.units ?? [])
-      ids.units[u.key] = await upsert(s, tx, unitsTable, byKey(unitsTable, projectId, u.key), {
-        projectId,
-        key: u.key,
-        addressNo: u.addressNo,
-        zoneId: u.zone === undefined ? null : ids.zones[u.zone],
-        unitId: u.unitId ?? null,
-      })
-    for (const g of p.accessGroups ?? [])
-      ids.accessGroups[g.key] = await upsert(s, tx, accessGroupsTable, byKey(accessGroupsTable, projectId, g.key), {
-        projectId,
-        key: g.key,
-        name: g.name,
-      })
-    for (const d of p.discounts ?? [])
-      ids.discounts[d.key] = await upsert(s, tx, discountsTable, byKey(discountsTable, projectId, d.key), {
-        projectId,
-        key: d.key,
-        code: d.code,
-        name: d.name,
-        percentOff: d.percentOff ?? null,
-        amountOff: d.amountOff ?? null,
-      })
-    for (const w of p.webhooks ?? [])
-      ids.webhooks[w.key] = await upsert(s, tx, webhooksTable, byKey(webhooksTable, projectId, w.key), {
-        projectId,
-        key: w.key,
-        url: w.url,
-        secret: w.secret,
-        events: [...w.events],
-        auth: w.auth ?? { scheme: "signature-only" },
-        ...webhookEnabledValues(w.enabled),
-      })
+    Object.assign(
+      ids.rooms,
+      await keyed(
+        roomsTable,
+        (p.rooms ?? []).map((r) => ({
+          key: r.key,
+          values: {
+            ...assetValues(r),
+            type: r.type ?? "normal",
+            equipmentsAvailability: r.equipmentsAvailability ?? {
+              camera: false,
+              display: false,
+              mic: false,
+              projector: false,
+              speaker: false,
+            },
+          },
+        })),
+      ),
+    )
+    Object.assign(ids.desks, await keyed(desksTable, (p.desks ?? []).map((d) => ({ key: d.key, values: { ...assetValues(d), index: d.index ?? 0 } }))))
+    Object.assign(
+      ids.units,
+      await keyed(
+        unitsTable,
+        (p.units ?? []).map((u) => ({
+          key: u.key,
+          values: { projectId, key: u.key, addressNo: u.addressNo, zoneId: u.zone === undefined ? null : ids.zones[u.zone], unitId: u.unitId ?? null },
+        })),
+      ),
+    )
+    Object.assign(
+      ids.accessGroups,
+      await keyed(accessGroupsTable, (p.accessGroups ?? []).map((g) => ({ key: g.key, values: { projectId, key: g.key, name: g.name } }))),
+    )
+    Object.assign(
+      ids.discounts,
+      await keyed(
+        discountsTable,
+        (p.discounts ?? []).map((d) => ({
+          key: d.key,
+          values: { projectId, key: d.key, code: d.code, name: d.name, percentOff: d.percentOff ?? null, amountOff: d.amountOff ?? null },
+        })),
+      ),
+    )
+    Object.assign(
+      ids.webhooks,
+      await keyed(
+        webhooksTable,
+        (p.webhooks ?? []).map((w) => ({
+          key: w.key,
+          values: {
+            projectId,
+            key: w.key,
+            url: w.url,
+            secret: w.secret,
+            events: [...w.events],
+            auth: w.auth ?? { scheme: "signature-only" },
+            ...webhookEnabledValues(w.enabled),
+          },
+        })),
+      ),
+    )
     if ((p.removedWebhooks ?? []).length > 0)
       // Their delivery rows go with them (ON DELETE CASCADE).
       await tx.delete(webhooksTable).where(and(eq(webhooksTable.projectId, projectId), inArray(webhooksTable.key, [...p.removedWebhooks!])))
@@ -219,18 +326,11 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
 
   for (const p of m.projects ?? []) {
     const ids = out.projects[p.key]!
-    for (const u of p.users ?? []) {
-      ids.users[u.key] = await upsertUser(s, tx, ids.id, u)
-      for (const l of u.links ?? []) {
-        const appId = out.apps[l.app]!
-        const [link] = await tx
-          .select()
-          .from(appLinksTable)
-          .where(and(eq(appLinksTable.appId, appId), eq(appLinksTable.externalUserId, l.externalUserId)))
-        if (!link)
-          await tx.insert(appLinksTable).values({ appId, externalUserId: l.externalUserId, userId: ids.users[u.key]!, projectId: ids.id, ...stamps(s) })
-      }
-    }
+    const users = p.users ?? []
+    const together = await upsertUsers(s, tx, ids.id, users, fresh.has(p.key))
+    if (together) Object.assign(ids.users, together)
+    else for (const u of users) ids.users[u.key] = await upsertUser(s, tx, ids.id, u)
+    await linkUsers(s, tx, ids, users, out.apps)
   }
   // Every process's caches follow this commit without a call here: the triggers on apps,
   // projects, rooms and desks move cache_epoch (adapters/postgres/cache-epoch.ts).
@@ -259,6 +359,107 @@ const syncAppGroups = async (tx: Tx, appId: string, groupIds: readonly string[])
 }
 
 type ManifestUser = NonNullable<Manifest["projects"]>[number]["users"] extends readonly (infer U)[] | undefined ? U : never
+
+/**
+ * A project's manifest users in a few statements (their memberships, the users their emails
+ * find, then the inserts and updates together), when that gives what `upsertUser` one by one
+ * would: every user has a different email and comes to a different person. Otherwise (two
+ * manifest users who are, or become, one person, where the order of the one-by-one writes
+ * decides the outcome) `undefined`, and the caller goes one by one.
+ */
+const upsertUsers = async (
+  s: Deps,
+  tx: Tx,
+  projectId: string,
+  users: readonly ManifestUser[],
+  freshProject: boolean,
+): Promise<Record<string, string> | undefined> => {
+  if (users.length === 0) return {}
+  const emailOf = (u: ManifestUser) => u.email?.toLowerCase() ?? null
+  const emails = users.map(emailOf).filter((e): e is string => e !== null)
+  if (new Set(emails).size !== emails.length) return undefined
+  const memberships = new Map<string, typeof projectMembershipsTable.$inferSelect>()
+  // A project inserted just now has no members yet (its users may exist: they are found by email).
+  for (const keys of freshProject ? [] : chunksOf(users.map((u) => u.key), KEYS_PER_LOOKUP))
+    for (const m of await tx
+      .select()
+      .from(projectMembershipsTable)
+      .where(and(eq(projectMembershipsTable.projectId, projectId), inArray(projectMembershipsTable.manifestKey, keys))))
+      memberships.set(m.manifestKey!, m)
+  const lookups = users.filter((u) => !memberships.has(u.key)).map(emailOf).filter((e): e is string => e !== null)
+  const byEmail = new Map<string, typeof usersTable.$inferSelect>()
+  for (const part of chunksOf(lookups, KEYS_PER_LOOKUP))
+    for (const u of await tx.select().from(usersTable).where(inArray(usersTable.emailNorm, part))) byEmail.set(u.emailNorm!, u)
+  const resolved = users.map((u) => memberships.get(u.key)?.userId ?? byEmail.get(emailOf(u) ?? "")?.id)
+  const found = resolved.filter((id): id is string => id !== undefined)
+  if (new Set(found).size !== found.length) return undefined
+  // Rows of users found by membership are read for the update check (found by email: in hand).
+  const rows = new Map([...byEmail.values()].map((u) => [u.id, u as Record<string, unknown>]))
+  const viaMembership = found.filter((id) => !rows.has(id))
+  for (const part of chunksOf(viaMembership, KEYS_PER_LOOKUP))
+    for (const u of await tx.select().from(usersTable).where(inArray(usersTable.id, part))) rows.set(u.id, u)
+
+  const ids: Record<string, string> = {}
+  const newUsers: Record<string, unknown>[] = []
+  const newMemberships: Record<string, unknown>[] = []
+  const writes: Promise<unknown>[] = []
+  users.forEach((u, i) => {
+    const values = { firstName: u.firstName, lastName: u.lastName, email: u.email ?? null, emailNorm: emailOf(u), phone: u.phone ?? null }
+    let userId = resolved[i]
+    const row = userId === undefined ? undefined : rows.get(userId)
+    if (userId === undefined || row === undefined) {
+      userId = s.newId()
+      newUsers.push({ id: userId, ...values, userType: "member", source: "manifest", ...stamps(s) })
+    } else {
+      const changed = changedColumns(row, values)
+      if (changed) writes.push(tx.update(usersTable).set({ ...changed, updatedAt: new Date(s.now()) } as never).where(eq(usersTable.id, userId)))
+    }
+    ids[u.key] = userId
+    const next = { role: u.role ?? "member", employeeId: u.employeeId ?? null }
+    const membership = memberships.get(u.key)
+    if (membership === undefined) newMemberships.push({ projectId, userId, ...next, manifestKey: u.key, ...stamps(s) })
+    else if (membership.role !== next.role || membership.employeeId !== next.employeeId)
+      writes.push(
+        tx
+          .update(projectMembershipsTable)
+          .set({ ...next, updatedAt: new Date(s.now()) })
+          .where(and(eq(projectMembershipsTable.projectId, projectId), eq(projectMembershipsTable.userId, userId))),
+      )
+  })
+  await insertRows(tx, usersTable, newUsers)
+  await Promise.all(writes)
+  // A user found by email may already be a member of the project (under another key, or none).
+  for (const part of chunksOf(newMemberships, Math.floor(PARAMS_PER_INSERT / 10)))
+    await tx
+      .insert(projectMembershipsTable)
+      .values(part as never)
+      .onConflictDoUpdate({
+        target: [projectMembershipsTable.projectId, projectMembershipsTable.userId],
+        set: { manifestKey: sql`excluded.manifest_key`, role: sql`excluded.role`, employeeId: sql`excluded.employee_id` },
+      })
+  return ids
+}
+
+/** The manifest users' app links that do not exist yet, inserted; an existing link is left as it is. */
+const linkUsers = async (s: Deps, tx: Tx, ids: ProjectIds, users: readonly ManifestUser[], apps: Record<string, string>): Promise<void> => {
+  const wanted = users.flatMap((u) => (u.links ?? []).map((l) => ({ appId: apps[l.app]!, externalUserId: l.externalUserId, userId: ids.users[u.key]! })))
+  if (wanted.length === 0) return
+  const pair = (l: { appId: string; externalUserId: string }) => `${l.appId} ${l.externalUserId}`
+  const present = new Set<string>()
+  for (const part of chunksOf(wanted, KEYS_PER_LOOKUP))
+    for (const l of await tx
+      .select({ appId: appLinksTable.appId, externalUserId: appLinksTable.externalUserId })
+      .from(appLinksTable)
+      .where(and(inArray(appLinksTable.appId, [...new Set(part.map((l) => l.appId))]), inArray(appLinksTable.externalUserId, part.map((l) => l.externalUserId)))))
+      present.add(pair(l))
+  const inserts: Record<string, unknown>[] = []
+  for (const l of wanted) {
+    if (present.has(pair(l))) continue
+    present.add(pair(l))
+    inserts.push({ ...l, projectId: ids.id, ...stamps(s) })
+  }
+  await insertRows(tx, appLinksTable, inserts)
+}
 
 const upsertUser = async (s: Deps, tx: Tx, projectId: string, u: ManifestUser): Promise<string> => {
   const [membership] = await tx

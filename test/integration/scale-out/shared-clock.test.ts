@@ -115,7 +115,10 @@ describe("the shared manual clock on PostgreSQL", () => {
     expect(probe.get("probe")).toBe("held")
 
     const before = await readCacheEpoch(b.services.database.db)
-    await a.applyManifest(contractManifest())
+    // A manifest that changes a room (an unchanged one writes nothing, and moves nothing).
+    const manifest = contractManifest()
+    const project = manifest.projects![0]!
+    await a.applyManifest({ ...manifest, projects: [{ ...project, rooms: project.rooms!.map((r) => ({ ...r, name: `${r.name} (renamed)` })) }] })
     // Moved by the triggers when the manifest committed: no writer calls anything.
     expect(await readCacheEpoch(b.services.database.db)).toBe(before + 1n)
     // What every request on B does first: the counter moved, so every cache is emptied.

@@ -1,0 +1,126 @@
+import { asc, eq } from "drizzle-orm"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { appLinksTable, desksTable, projectMembershipsTable, roomsTable, usersTable } from "../../../adapters/postgres/schema.ts"
+import type { Manifest } from "../../../core/tenancy/manifest.ts"
+import { ENGINES } from "../../support/databases.ts"
+import { startHarness, type Harness } from "../../support/harness.ts"
+
+/**
+ * Operator contract, section 3: the manifest is applied idempotently, each key keeps its id, and
+ * a re-apply changes only what the manifest changed. The store writes a kind's rows together
+ * (issue 13, session 15); these pin what one-by-one upserts gave.
+ */
+const building = (o: { rooms?: number; desks?: number; roomName?: string; users?: NonNullable<Manifest["projects"]>[number]["users"] } = {}): Manifest => ({
+  projects: [
+    {
+      key: "tower",
+      name: "Tower",
+      timezone: "Asia/Bangkok",
+      zones: [{ key: "a", name: "A", floors: [{ key: "a-1", name: "A1" }, { key: "a-2", name: "A2" }] }],
+      rooms: Array.from({ length: o.rooms ?? 3 }, (_, i) => ({ key: `r${i}`, name: `${o.roomName ?? "Room"} ${i}`, zone: "a", floor: "a-1", capacity: 4 })),
+      desks: Array.from({ length: o.desks ?? 2 }, (_, i) => ({ key: `d${i}`, name: `Desk ${i}`, zone: "a", floor: "a-1", index: i })),
+      users: o.users ?? [{ key: "ann", firstName: "Ann", lastName: "Lee", email: "ann@tower.example", links: [{ app: "partner", externalUserId: "ext-ann" }] }],
+    },
+  ],
+  apps: [{ key: "partner", appId: "partner-app", appSecret: "partner-secret-123", projects: ["tower"] }],
+})
+
+describe.each(ENGINES)("applying a manifest on %s", (engine) => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await startHarness(engine)
+  })
+  afterAll(async () => h?.close())
+  const db = () => h.booted.services.database.db
+
+  it("an unchanged manifest applied again keeps every id and writes nothing", async () => {
+    const first = await h.applyManifest(building())
+    const before = await db().select().from(roomsTable).orderBy(asc(roomsTable.key))
+    await h.advance(5)
+    expect(await h.applyManifest(building())).toEqual(first)
+    expect(await db().select().from(roomsTable).orderBy(asc(roomsTable.key))).toEqual(before)
+  })
+
+  it("a changed manifest updates only the rows it changed, keeps their ids and adds the new keys", async () => {
+    const first = await h.applyManifest(building())
+    const before = new Map((await db().select().from(roomsTable)).map((r) => [r.key, r]))
+    await h.advance(5)
+    const base = building({ rooms: 4 })
+    const project = base.projects![0]!
+    const m: Manifest = { ...base, projects: [{ ...project, rooms: project.rooms!.map((r) => (r.key === "r1" ? { ...r, name: "Lotus", floor: "a-2" } : r)) }] }
+    const second = await h.applyManifest(m)
+    const tower = second.projects.tower
+    expect(tower.rooms.r0).toBe(first.projects.tower.rooms.r0)
+    expect(tower.rooms.r1).toBe(first.projects.tower.rooms.r1)
+    expect(tower.rooms.r3).toMatch(/^[0-9a-f]{24}$/)
+    const after = new Map((await db().select().from(roomsTable)).map((r) => [r.key, r]))
+    expect(after.get("r0")).toEqual(before.get("r0"))
+    expect(after.get("r1")).toMatchObject({ name: "Lotus", floorId: tower.floors["a-2"] })
+    expect(after.get("r1")!.updatedAt.getTime()).toBeGreaterThan(before.get("r1")!.updatedAt.getTime())
+    expect(after.get("r3")).toMatchObject({ name: "Room 3", floorId: tower.floors["a-1"], capacity: 4 })
+  })
+
+  it("a building larger than one statement's parameters applies whole, and again unchanged", async () => {
+    // 2,500 desks of 17 columns: more parameters than one insert statement takes here.
+    const m = building({ rooms: 10, desks: 2500 })
+    const first = await h.applyManifest(m)
+    expect(Object.keys(first.projects.tower.desks)).toHaveLength(2500)
+    const rows = await db().select({ id: desksTable.id, key: desksTable.key }).from(desksTable)
+    expect(rows).toHaveLength(2500)
+    for (const r of rows) expect(first.projects.tower.desks[r.key!]).toBe(r.id)
+    expect(await h.applyManifest(m)).toEqual(first)
+  })
+
+  it("a user found by email who is a member under another key becomes that key's user", async () => {
+    const first = await h.applyManifest(building())
+    const renamed = building({ users: [{ key: "ann-lee", firstName: "Ann", lastName: "Lee", email: "ANN@tower.example", role: "admin" }] })
+    const second = await h.applyManifest(renamed)
+    expect(second.projects.tower.users["ann-lee"]).toBe(first.projects.tower.users.ann)
+    const [membership] = await db()
+      .select()
+      .from(projectMembershipsTable)
+      .where(eq(projectMembershipsTable.userId, first.projects.tower.users.ann))
+    expect(membership).toMatchObject({ manifestKey: "ann-lee", role: "admin" })
+    const [user] = await db().select().from(usersTable).where(eq(usersTable.id, first.projects.tower.users.ann))
+    expect(user).toMatchObject({ email: "ANN@tower.example", emailNorm: "ann@tower.example" })
+  })
+
+  it("two manifest users with one email are one person, the later key holding the membership", async () => {
+    const ids = await h.applyManifest(
+      building({
+        users: [
+          { key: "bo", firstName: "Bo", lastName: "One", email: "bo@tower.example" },
+          { key: "bo-2", firstName: "Bo", lastName: "Two", email: "bo@tower.example" },
+        ],
+      }),
+    )
+    expect(ids.projects.tower.users.bo).toBe(ids.projects.tower.users["bo-2"])
+    const people = await db().select().from(usersTable).where(eq(usersTable.emailNorm, "bo@tower.example"))
+    expect(people).toHaveLength(1)
+    expect(people[0]).toMatchObject({ lastName: "Two" })
+    const memberships = await db().select().from(projectMembershipsTable).where(eq(projectMembershipsTable.userId, people[0]!.id))
+    expect(memberships.map((m) => m.manifestKey)).toEqual(["bo-2"])
+  })
+
+  it("app links are added once; an existing link is left as it is", async () => {
+    const m = building({
+      users: [
+        { key: "cy", firstName: "Cy", lastName: "A", email: "cy@tower.example", links: [{ app: "partner", externalUserId: "ext-cy" }] },
+        { key: "di", firstName: "Di", lastName: "B", email: "di@tower.example" },
+      ],
+    })
+    const first = await h.applyManifest(m)
+    const project = m.projects![0]!
+    const linked: Manifest = {
+      ...m,
+      projects: [{ ...project, users: project.users!.map((u) => (u.key === "di" ? { ...u, links: [{ app: "partner", externalUserId: "ext-di" }] } : u)) }],
+    }
+    const second = await h.applyManifest(linked)
+    expect(second).toEqual(first)
+    const links = await db().select().from(appLinksTable).orderBy(asc(appLinksTable.externalUserId))
+    expect(links.filter((l) => l.externalUserId === "ext-cy" || l.externalUserId === "ext-di").map((l) => [l.externalUserId, l.userId])).toEqual([
+      ["ext-cy", first.projects.tower.users.cy],
+      ["ext-di", first.projects.tower.users.di],
+    ])
+  })
+})
