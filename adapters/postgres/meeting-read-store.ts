@@ -4,7 +4,8 @@ import type { HistoryRecord, MeetingRecord, PaymentRecord, SlotRecord } from "..
 import { MeetingReadStore, type MeetingFilter, type MeetingListRow } from "../../core/ports/meeting-read-store.ts"
 import type { Queryable } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
-import { bookingById, slotsOfBooking } from "./booking-repo.ts"
+import { bookingById, historiesOf, slotsOfBooking } from "./booking-repo.ts"
+import { keptQuery } from "./kept-query.ts"
 import { paymentsOfBookings, toPaymentRecord } from "./payment-store.ts"
 import { paymentsTable } from "./tables/payments.ts"
 import { EpochCaches, readBySnapshot } from "./cache-epoch.ts"
@@ -22,20 +23,6 @@ const groupBy = <T extends { readonly bookingId: string }>(rows: ReadonlyArray<T
   }
   return out
 }
-
-const historiesOf = (q: Queryable) =>
-  q
-    .select({
-      bookingId: bookingHistoriesTable.bookingId,
-      action: bookingHistoriesTable.action,
-      at: bookingHistoriesTable.at,
-      by: bookingHistoriesTable.by,
-      data: bookingHistoriesTable.data,
-    })
-    .from(bookingHistoriesTable)
-    .where(sql`${bookingHistoriesTable.bookingId} = any(${sql.placeholder("ids")})`)
-    .orderBy(asc(bookingHistoriesTable.at), asc(bookingHistoriesTable.id))
-    .prepare("meetings_histories")
 
 /**
  * The window over the slots alone: projects, [from, to), optionally statuses. One project is
@@ -59,14 +46,13 @@ const slotWindow = ({ manyProjects, withStatuses }: WindowShape) =>
 
 const SLOT_ORDER = [asc(bookingSlotsTable.startAt), asc(bookingSlotsTable.bookingId), asc(bookingSlotsTable.occurrenceIndex)]
 
-const shapeName = (w: WindowShape) => `${w.manyProjects ? "projects" : "project"}${w.withStatuses ? "_statuses" : ""}`
-
-const slotCount = (q: Queryable, w: WindowShape) =>
-  q
-    .select({ n: sql<number>`count(*)::int` })
-    .from(bookingSlotsTable)
-    .where(slotWindow(w))
-    .prepare(`meetings_count_${shapeName(w)}`)
+const slotCount = (w: WindowShape) =>
+  keptQuery((q) =>
+    q
+      .select({ n: sql<number>`count(*)::int` })
+      .from(bookingSlotsTable)
+      .where(slotWindow(w)),
+  )
 
 // What a Meeting shows of its booking and slot (MeetingRecord, SlotRecord): the page reads
 // these columns only, not the booking's 29 (row decoding was the top of the listing's profile).
@@ -106,8 +92,9 @@ const SLOT_SHOWN = {
  * array, and whether it has payments (bookings mostly have none: those are read after, only
  * for the bookings that have any).
  */
-const slotPage = (q: Queryable, w: WindowShape) => {
-  const page = q
+const slotPage = (w: WindowShape) =>
+  keptQuery((q) => {
+    const page = q
     .select({ id: sql<string>`${bookingSlotsTable.id}`.as("page_slot_id") })
     .from(bookingSlotsTable)
     .where(slotWindow(w))
@@ -126,8 +113,7 @@ const slotPage = (q: Queryable, w: WindowShape) => {
     .innerJoin(bookingSlotsTable, eq(bookingSlotsTable.id, page.id))
     .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
     .orderBy(...SLOT_ORDER)
-    .prepare(`meetings_page_${shapeName(w)}`)
-}
+  })
 
 /** Histories as the page statement aggregates them (JSON: `at` as an ISO 8601 string). */
 const parseHistories = (json: string): HistoryRecord[] =>
@@ -135,47 +121,30 @@ const parseHistories = (json: string): HistoryRecord[] =>
     (h) => ({ action: h.action, at: new Date(h.at), by: h.by, data: h.data }),
   )
 
-const windowOf = (q: Queryable, w: WindowShape) => ({ count: slotCount(q, w), page: slotPage(q, w) })
+const windowOf = (w: WindowShape) => ({ count: slotCount(w), page: slotPage(w) })
 
 /**
- * The statements of the common reads, built once per connection handle with constant text
- * (array parameters, not IN lists), so the driver prepares each once per connection: an
- * unnamed drizzle query is parsed, described and planned on every call, two round trips each.
+ * The listing's statements, one per window shape (kept queries: written once, with constant
+ * text and array parameters, so the driver prepares each once per connection).
+ * Indexed by manyProjects * 2 + withStatuses.
  */
-const statementsOf = (q: Queryable) => ({
-  histories: historiesOf(q),
-  // Indexed by manyProjects * 2 + withStatuses.
-  windows: [
-    windowOf(q, { manyProjects: false, withStatuses: false }),
-    windowOf(q, { manyProjects: false, withStatuses: true }),
-    windowOf(q, { manyProjects: true, withStatuses: false }),
-    windowOf(q, { manyProjects: true, withStatuses: true }),
-  ],
-})
-type Statements = ReturnType<typeof statementsOf>
-
-// The pool's statements are built once; a transaction's on first use (rare: reads run outside).
-const statementsCache = new WeakMap<Queryable, Statements>()
-const statements = (q: Queryable): Statements => {
-  let s = statementsCache.get(q)
-  if (s === undefined) {
-    s = statementsOf(q)
-    statementsCache.set(q, s)
-  }
-  return s
-}
+const windows = [
+  windowOf({ manyProjects: false, withStatuses: false }),
+  windowOf({ manyProjects: false, withStatuses: true }),
+  windowOf({ manyProjects: true, withStatuses: false }),
+  windowOf({ manyProjects: true, withStatuses: true }),
+]
 
 /** Histories and payments of the given bookings, oldest first, read side by side. */
 const recordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>) => {
   if (bookingIds.length === 0)
     return { histories: new Map<string, HistoryRecord[]>(), payments: new Map<string, PaymentRecord[]>() }
   const ids = [...new Set(bookingIds)]
-  const st = statements(q)
   const [histories, payments] = await Promise.all([
-    st.histories.execute({ ids }),
+    historiesOf(q, ids),
     paymentsOfBookings(q, { ids }).then((rows) => rows.map(toPaymentRecord)),
   ])
-  return { histories: groupBy(histories), payments: groupBy(payments) }
+  return { histories: histories as Map<string, HistoryRecord[]>, payments: groupBy(payments) }
 }
 
 const textList = (values: ReadonlyArray<string>) =>
@@ -232,10 +201,9 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
   if (bookingConditions.length === 0) {
     // Every filter is on the slot (every slot has its booking, by foreign key): count and page
     // the slots alone, then fetch only the page's bookings instead of joining the whole window.
-    const st = statements(q)
     const withStatuses = f.statuses !== undefined && f.statuses.length > 0
     const manyProjects = f.projectIds.length > 1
-    const shaped = st.windows[(manyProjects ? 2 : 0) + (withStatuses ? 1 : 0)]!
+    const shaped = windows[(manyProjects ? 2 : 0) + (withStatuses ? 1 : 0)]!
     const window = {
       ...(manyProjects ? { projectIds: [...f.projectIds] } : { projectId: f.projectIds[0]! }),
       from: new Date(f.from).toISOString(),
@@ -243,8 +211,8 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
       ...(withStatuses ? { statuses: [...f.statuses!] } : {}),
     }
     const [[count], page] = await Promise.all([
-      shaped.count.execute(window),
-      f.limit === 0 ? Promise.resolve([]) : shaped.page.execute({ ...window, limit: f.limit, offset: f.offset }),
+      shaped.count(q, window),
+      f.limit === 0 ? Promise.resolve([]) : shaped.page(q, { ...window, limit: f.limit, offset: f.offset }),
     ])
     const paying = [...new Set(page.filter((r) => r.hasPayments === 1).map((r) => r.booking.id))]
     const payments =
