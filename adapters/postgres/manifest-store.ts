@@ -213,17 +213,20 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
     const ids: ProjectIds = emptyProjectIds(projectId, brandId)
     // A project inserted just now has no rows of its own to find.
     if (existing === undefined) fresh.add(p.key)
-    const keyed = <T extends PgTable & { id: unknown; key: unknown; projectId: unknown }>(table: T, items: readonly Keyed[]) =>
-      upsertKeyed(s, tx, table, projectId, items, fresh.has(p.key))
+    /** The ids of one kind's rows, as `upsertKeyed` writes them, into `ids[field]`. */
+    const keyed = async <T extends PgTable & { id: unknown; key: unknown; projectId: unknown }, I extends { readonly key: string }>(
+      field: Exclude<keyof ProjectIds, "id" | "brandId" | "users">,
+      table: T,
+      items: readonly I[] | undefined,
+      valuesOf: (item: I) => Record<string, unknown>,
+    ) => {
+      const rows = (items ?? []).map((item) => ({ key: item.key, values: valuesOf(item) }))
+      Object.assign(ids[field], await upsertKeyed(s, tx, table, projectId, rows, fresh.has(p.key)))
+    }
     const zones = p.zones ?? []
-    Object.assign(ids.zones, await keyed(zonesTable, zones.map((z) => ({ key: z.key, values: { projectId, key: z.key, name: z.name } }))))
-    Object.assign(
-      ids.floors,
-      await keyed(
-        floorsTable,
-        zones.flatMap((z) => (z.floors ?? []).map((f) => ({ key: f.key, values: { projectId, zoneId: ids.zones[z.key], key: f.key, name: f.name } }))),
-      ),
-    )
+    await keyed("zones", zonesTable, zones, (z) => ({ projectId, key: z.key, name: z.name }))
+    const floors = zones.flatMap((z) => (z.floors ?? []).map((f) => ({ ...f, zone: z.key })))
+    await keyed("floors", floorsTable, floors, (f) => ({ projectId, zoneId: ids.zones[f.zone], key: f.key, name: f.name }))
     const assetValues = (a: NonNullable<typeof p.rooms>[number] | NonNullable<typeof p.desks>[number]) => ({
       projectId,
       key: a.key,
@@ -239,69 +242,37 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
       chargeRate: a.chargeRate ?? { perHour: 0, perDay: 0 },
       config: a.config ?? {},
     })
-    Object.assign(
-      ids.rooms,
-      await keyed(
-        roomsTable,
-        (p.rooms ?? []).map((r) => ({
-          key: r.key,
-          values: {
-            ...assetValues(r),
-            type: r.type ?? "normal",
-            equipmentsAvailability: r.equipmentsAvailability ?? {
-              camera: false,
-              display: false,
-              mic: false,
-              projector: false,
-              speaker: false,
-            },
-          },
-        })),
-      ),
-    )
-    Object.assign(ids.desks, await keyed(desksTable, (p.desks ?? []).map((d) => ({ key: d.key, values: { ...assetValues(d), index: d.index ?? 0 } }))))
-    Object.assign(
-      ids.units,
-      await keyed(
-        unitsTable,
-        (p.units ?? []).map((u) => ({
-          key: u.key,
-          values: { projectId, key: u.key, addressNo: u.addressNo, zoneId: u.zone === undefined ? null : ids.zones[u.zone], unitId: u.unitId ?? null },
-        })),
-      ),
-    )
-    Object.assign(
-      ids.accessGroups,
-      await keyed(accessGroupsTable, (p.accessGroups ?? []).map((g) => ({ key: g.key, values: { projectId, key: g.key, name: g.name } }))),
-    )
-    Object.assign(
-      ids.discounts,
-      await keyed(
-        discountsTable,
-        (p.discounts ?? []).map((d) => ({
-          key: d.key,
-          values: { projectId, key: d.key, code: d.code, name: d.name, percentOff: d.percentOff ?? null, amountOff: d.amountOff ?? null },
-        })),
-      ),
-    )
-    Object.assign(
-      ids.webhooks,
-      await keyed(
-        webhooksTable,
-        (p.webhooks ?? []).map((w) => ({
-          key: w.key,
-          values: {
-            projectId,
-            key: w.key,
-            url: w.url,
-            secret: w.secret,
-            events: [...w.events],
-            auth: w.auth ?? { scheme: "signature-only" },
-            ...webhookEnabledValues(w.enabled),
-          },
-        })),
-      ),
-    )
+    await keyed("rooms", roomsTable, p.rooms, (r) => ({
+      ...assetValues(r),
+      type: r.type ?? "normal",
+      equipmentsAvailability: r.equipmentsAvailability ?? { camera: false, display: false, mic: false, projector: false, speaker: false },
+    }))
+    await keyed("desks", desksTable, p.desks, (d) => ({ ...assetValues(d), index: d.index ?? 0 }))
+    await keyed("units", unitsTable, p.units, (u) => ({
+      projectId,
+      key: u.key,
+      addressNo: u.addressNo,
+      zoneId: u.zone === undefined ? null : ids.zones[u.zone],
+      unitId: u.unitId ?? null,
+    }))
+    await keyed("accessGroups", accessGroupsTable, p.accessGroups, (g) => ({ projectId, key: g.key, name: g.name }))
+    await keyed("discounts", discountsTable, p.discounts, (d) => ({
+      projectId,
+      key: d.key,
+      code: d.code,
+      name: d.name,
+      percentOff: d.percentOff ?? null,
+      amountOff: d.amountOff ?? null,
+    }))
+    await keyed("webhooks", webhooksTable, p.webhooks, (w) => ({
+      projectId,
+      key: w.key,
+      url: w.url,
+      secret: w.secret,
+      events: [...w.events],
+      auth: w.auth ?? { scheme: "signature-only" },
+      ...webhookEnabledValues(w.enabled),
+    }))
     if ((p.removedWebhooks ?? []).length > 0)
       // Their delivery rows go with them (ON DELETE CASCADE).
       await tx.delete(webhooksTable).where(and(eq(webhooksTable.projectId, projectId), inArray(webhooksTable.key, [...p.removedWebhooks!])))
