@@ -372,8 +372,9 @@ const upsertUsers = async (
 
   const ids: Record<string, string> = {}
   const newUsers: Record<string, unknown>[] = []
-  const newMemberships: Record<string, unknown>[] = []
-  const writes: Promise<unknown>[] = []
+  const userUpdates: Array<() => Promise<unknown>> = []
+  // In the manifest's order: a new membership's upsert, or an existing one's update.
+  const membershipWrites: Array<{ readonly upsert: Record<string, unknown> } | { readonly update: () => Promise<unknown> }> = []
   users.forEach((u, i) => {
     const values = { firstName: u.firstName, lastName: u.lastName, email: u.email ?? null, emailNorm: emailOf(u), phone: u.phone ?? null }
     let userId = resolved[i]
@@ -383,31 +384,44 @@ const upsertUsers = async (
       newUsers.push({ id: userId, ...values, userType: "member", source: "manifest", ...stamps(s) })
     } else {
       const changed = changedColumns(row, values)
-      if (changed) writes.push(tx.update(usersTable).set({ ...changed, updatedAt: new Date(s.now()) } as never).where(eq(usersTable.id, userId)))
+      const id = userId
+      if (changed) userUpdates.push(() => tx.update(usersTable).set({ ...changed, updatedAt: new Date(s.now()) } as never).where(eq(usersTable.id, id)))
     }
     ids[u.key] = userId
     const next = { role: u.role ?? "member", employeeId: u.employeeId ?? null }
     const membership = memberships.get(u.key)
-    if (membership === undefined) newMemberships.push({ projectId, userId, ...next, manifestKey: u.key, ...stamps(s) })
+    const id = userId
+    if (membership === undefined) membershipWrites.push({ upsert: { projectId, userId, ...next, manifestKey: u.key, ...stamps(s) } })
     else if (membership.role !== next.role || membership.employeeId !== next.employeeId)
-      writes.push(
-        tx
-          .update(projectMembershipsTable)
-          .set({ ...next, updatedAt: new Date(s.now()) })
-          .where(and(eq(projectMembershipsTable.projectId, projectId), eq(projectMembershipsTable.userId, userId))),
-      )
+      membershipWrites.push({
+        update: () =>
+          tx
+            .update(projectMembershipsTable)
+            .set({ ...next, updatedAt: new Date(s.now()) })
+            .where(and(eq(projectMembershipsTable.projectId, projectId), eq(projectMembershipsTable.userId, id))),
+      })
   })
+  // The updates first, in the manifest's order (sent together, run in that order): a phone or
+  // email an update frees is free for a new user; inserts free nothing, so this order never
+  // refuses what one by one accepted.
+  await Promise.all(userUpdates.map((update) => update()))
   await insertRows(tx, usersTable, newUsers)
-  await Promise.all(writes)
-  // A user found by email may already be a member of the project (under another key, or none).
-  for (const part of chunksOf(newMemberships, Math.floor(PARAMS_PER_INSERT / 10)))
-    await tx
+  // Memberships in the manifest's order, as one by one (an employee id one frees, a later one
+  // may take). A user found by email may already be a member of the project (under another
+  // key, or none): the upsert takes that membership over. PostgreSQL checks the rows of one
+  // insert in their order, so new memberships alone go as one statement.
+  const upsert = (rows: readonly Record<string, unknown>[]) =>
+    tx
       .insert(projectMembershipsTable)
-      .values(part as never)
+      .values(rows as never)
       .onConflictDoUpdate({
         target: [projectMembershipsTable.projectId, projectMembershipsTable.userId],
         set: { manifestKey: sql`excluded.manifest_key`, role: sql`excluded.role`, employeeId: sql`excluded.employee_id` },
       })
+  if (membershipWrites.every((w) => "upsert" in w)) {
+    const rows = membershipWrites.map((w) => (w as { readonly upsert: Record<string, unknown> }).upsert)
+    for (const part of chunksOf(rows, Math.floor(PARAMS_PER_INSERT / Object.keys(getTableColumns(projectMembershipsTable)).length))) await upsert(part)
+  } else await Promise.all(membershipWrites.map((w) => ("upsert" in w ? upsert([w.upsert]) : w.update())))
   return ids
 }
 

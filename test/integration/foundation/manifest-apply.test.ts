@@ -102,6 +102,46 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
     expect(memberships.map((m) => m.manifestKey)).toEqual(["bo-2"])
   })
 
+  it("a phone one user gives up is free for a new user of the same manifest", async () => {
+    const first = await h.applyManifest(building({ users: [{ key: "eve", firstName: "Eve", lastName: "A", email: "eve@tower.example", phone: "+66811110001" }] }))
+    const second = await h.applyManifest(
+      building({
+        users: [
+          { key: "eve", firstName: "Eve", lastName: "A", email: "eve@tower.example", phone: "+66811110002" },
+          { key: "fay", firstName: "Fay", lastName: "B", email: "fay@tower.example", phone: "+66811110001" },
+        ],
+      }),
+    )
+    expect(second.projects.tower.users.eve).toBe(first.projects.tower.users.eve)
+    const [fay] = await db().select().from(usersTable).where(eq(usersTable.id, second.projects.tower.users.fay))
+    expect(fay).toMatchObject({ phone: "+66811110001" })
+  })
+
+  it("an employee id one membership gives up is taken by a later user, in the manifest's order", async () => {
+    await h.applyManifest(
+      building({
+        users: [
+          { key: "gus", firstName: "Gus", lastName: "A", email: "gus@tower.example", employeeId: "E-9" },
+          { key: "hal", firstName: "Hal", lastName: "B", email: "hal@tower.example" },
+        ],
+      }),
+    )
+    // Gus comes back under a new key without an employee id (found by email, his membership
+    // taken over), and Hal, after him, takes E-9.
+    const ids = await h.applyManifest(
+      building({
+        users: [
+          { key: "gus-2", firstName: "Gus", lastName: "A", email: "gus@tower.example" },
+          { key: "hal", firstName: "Hal", lastName: "B", email: "hal@tower.example", employeeId: "E-9" },
+        ],
+      }),
+    )
+    const rows = await db().select().from(projectMembershipsTable).where(eq(projectMembershipsTable.projectId, ids.projects.tower.id))
+    const of = (key: string) => rows.find((r) => r.userId === ids.projects.tower.users[key])
+    expect(of("gus-2")).toMatchObject({ manifestKey: "gus-2", employeeId: null })
+    expect(of("hal")).toMatchObject({ manifestKey: "hal", employeeId: "E-9" })
+  })
+
   it("app links are added once; an existing link is left as it is", async () => {
     const m = building({
       users: [
