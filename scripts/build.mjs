@@ -88,6 +88,8 @@ async function bundleServer() {
     logLevel: "warning",
   }
   const bundle = join(root, "dist/runtimes/node/server-main.cjs")
+  // The previous build's cache goes first: a new one is written below, or by the first start.
+  rmSync(`${bundle}.v8-cache`, { force: true })
   const built = await esbuild.build({
     ...common,
     entryPoints: [join(root, "runtimes/node/main.ts")],
@@ -95,7 +97,9 @@ async function bundleServer() {
     format: "cjs",
     external: ["@electric-sql/pglite", "@electric-sql/pglite/*", "@temporalio/*"],
     define: { "import.meta.url": "__keyspaceModuleUrl" },
-    banner: { js: 'const __keyspaceModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    // Strict, as the ES module bundle was: esbuild writes its own "use strict" after a banner,
+    // where it no longer counts.
+    banner: { js: '"use strict"; const __keyspaceModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
     write: false,
   })
   // Dynamic imports go through the loader's `__load` (runtimes/node/code-cache.ts says why); the
