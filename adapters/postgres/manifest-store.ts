@@ -79,17 +79,14 @@ const upsert = async <T extends PgTable & { id: unknown }>(
     await tx.insert(table).values({ id, createdAt: now, updatedAt: now, ...values } as never)
     return id
   }
-  const changed = Object.fromEntries(Object.entries(values).filter(([k, v]) => !same(existing[k], v)))
-  if (Object.keys(changed).length > 0)
+  const changed = changedColumns(existing, values)
+  if (changed)
     await tx
       .update(table)
       .set({ ...changed, updatedAt: new Date(s.now()) } as never)
       .where(eq((table as unknown as { id: never }).id, existing.id as never))
   return existing.id as string
 }
-
-const byKey = <T extends { key: unknown; projectId: unknown }>(table: T, projectId: string, key: string) =>
-  and(eq(table.projectId as never, projectId), eq(table.key as never, key))
 
 /** A keyed row of one of a project's kinds (zones, rooms, ...): its key and the columns the manifest sets. */
 interface Keyed {
@@ -110,11 +107,13 @@ const changedColumns = (row: Record<string, unknown>, values: Record<string, unk
   return Object.keys(changed).length > 0 ? changed : undefined
 }
 
+/** `rows` of `table` in parts of as many rows as one insert's parameters allow. */
+const insertParts = <R>(table: PgTable, rows: readonly R[]): R[][] =>
+  chunksOf(rows, Math.max(1, Math.floor(PARAMS_PER_INSERT / Object.keys(getTableColumns(table)).length)))
+
 /** Inserts `rows` into `table` in as few statements as the parameter limit allows. */
 const insertRows = async (tx: Tx, table: PgTable, rows: readonly Record<string, unknown>[]): Promise<void> => {
-  if (rows.length === 0) return
-  const perRow = Object.keys(getTableColumns(table)).length
-  for (const part of chunksOf(rows, Math.max(1, Math.floor(PARAMS_PER_INSERT / perRow)))) await tx.insert(table).values(part as never)
+  for (const part of insertParts(table, rows)) await tx.insert(table).values(part as never)
 }
 
 /**
@@ -331,6 +330,54 @@ const syncAppGroups = async (tx: Tx, appId: string, groupIds: readonly string[])
 
 type ManifestUser = NonNullable<Manifest["projects"]>[number]["users"] extends readonly (infer U)[] | undefined ? U : never
 
+/** The user columns a manifest user sets. */
+const userValues = (u: ManifestUser) => ({
+  firstName: u.firstName,
+  lastName: u.lastName,
+  email: u.email ?? null,
+  emailNorm: u.email?.toLowerCase() ?? null,
+  phone: u.phone ?? null,
+})
+
+/** A new user's row for a manifest user. */
+const newUserRow = (s: Deps, id: string, u: ManifestUser) => ({ id, ...userValues(u), userType: "member", source: "manifest", ...stamps(s) })
+
+/** The membership columns a manifest user sets. */
+const membershipValues = (u: ManifestUser) => ({ role: u.role ?? "member", employeeId: u.employeeId ?? null })
+
+/** A new membership's row for a manifest user. */
+const newMembershipRow = (s: Deps, projectId: string, userId: string, u: ManifestUser) => ({
+  projectId,
+  userId,
+  ...membershipValues(u),
+  manifestKey: u.key,
+  ...stamps(s),
+})
+
+/** The update of `membership` to what the manifest user says, when it changes anything. */
+const membershipUpdate = (s: Deps, tx: Tx, membership: typeof projectMembershipsTable.$inferSelect, u: ManifestUser) => {
+  const next = membershipValues(u)
+  if (membership.role === next.role && membership.employeeId === next.employeeId) return undefined
+  return () =>
+    tx
+      .update(projectMembershipsTable)
+      .set({ ...next, updatedAt: new Date(s.now()) })
+      .where(and(eq(projectMembershipsTable.projectId, membership.projectId), eq(projectMembershipsTable.userId, membership.userId)))
+}
+
+/**
+ * Inserts new memberships; a user found by email may already be a member of the project (under
+ * another key, or none): the row then takes that membership over (key, role, employee id).
+ */
+const upsertMemberships = (tx: Tx, rows: readonly Record<string, unknown>[]) =>
+  tx
+    .insert(projectMembershipsTable)
+    .values(rows as never)
+    .onConflictDoUpdate({
+      target: [projectMembershipsTable.projectId, projectMembershipsTable.userId],
+      set: { manifestKey: sql`excluded.manifest_key`, role: sql`excluded.role`, employeeId: sql`excluded.employee_id` },
+    })
+
 /**
  * A project's manifest users in a few statements (their memberships, the users their emails
  * find, then the inserts and updates together), when that gives what `upsertUser` one by one
@@ -376,30 +423,21 @@ const upsertUsers = async (
   // In the manifest's order: a new membership's upsert, or an existing one's update.
   const membershipWrites: Array<{ readonly upsert: Record<string, unknown> } | { readonly update: () => Promise<unknown> }> = []
   users.forEach((u, i) => {
-    const values = { firstName: u.firstName, lastName: u.lastName, email: u.email ?? null, emailNorm: emailOf(u), phone: u.phone ?? null }
-    let userId = resolved[i]
-    const row = userId === undefined ? undefined : rows.get(userId)
-    if (userId === undefined || row === undefined) {
-      userId = s.newId()
-      newUsers.push({ id: userId, ...values, userType: "member", source: "manifest", ...stamps(s) })
-    } else {
-      const changed = changedColumns(row, values)
-      const id = userId
-      if (changed) userUpdates.push(() => tx.update(usersTable).set({ ...changed, updatedAt: new Date(s.now()) } as never).where(eq(usersTable.id, id)))
+    const found = resolved[i]
+    const row = found === undefined ? undefined : rows.get(found)
+    const userId = found !== undefined && row !== undefined ? found : s.newId()
+    if (row === undefined) newUsers.push(newUserRow(s, userId, u))
+    else {
+      const changed = changedColumns(row, userValues(u))
+      if (changed) userUpdates.push(() => tx.update(usersTable).set({ ...changed, updatedAt: new Date(s.now()) } as never).where(eq(usersTable.id, userId)))
     }
     ids[u.key] = userId
-    const next = { role: u.role ?? "member", employeeId: u.employeeId ?? null }
     const membership = memberships.get(u.key)
-    const id = userId
-    if (membership === undefined) membershipWrites.push({ upsert: { projectId, userId, ...next, manifestKey: u.key, ...stamps(s) } })
-    else if (membership.role !== next.role || membership.employeeId !== next.employeeId)
-      membershipWrites.push({
-        update: () =>
-          tx
-            .update(projectMembershipsTable)
-            .set({ ...next, updatedAt: new Date(s.now()) })
-            .where(and(eq(projectMembershipsTable.projectId, projectId), eq(projectMembershipsTable.userId, id))),
-      })
+    if (membership === undefined) membershipWrites.push({ upsert: newMembershipRow(s, projectId, userId, u) })
+    else {
+      const update = membershipUpdate(s, tx, membership, u)
+      if (update) membershipWrites.push({ update })
+    }
   })
   // The updates first, in the manifest's order (sent together, run in that order): a phone or
   // email an update frees is free for a new user; inserts free nothing, so this order never
@@ -407,21 +445,12 @@ const upsertUsers = async (
   await Promise.all(userUpdates.map((update) => update()))
   await insertRows(tx, usersTable, newUsers)
   // Memberships in the manifest's order, as one by one (an employee id one frees, a later one
-  // may take). A user found by email may already be a member of the project (under another
-  // key, or none): the upsert takes that membership over. PostgreSQL checks the rows of one
-  // insert in their order, so new memberships alone go as one statement.
-  const upsert = (rows: readonly Record<string, unknown>[]) =>
-    tx
-      .insert(projectMembershipsTable)
-      .values(rows as never)
-      .onConflictDoUpdate({
-        target: [projectMembershipsTable.projectId, projectMembershipsTable.userId],
-        set: { manifestKey: sql`excluded.manifest_key`, role: sql`excluded.role`, employeeId: sql`excluded.employee_id` },
-      })
+  // may take). PostgreSQL checks the rows of one insert in their order, so new memberships
+  // alone go as one statement.
   if (membershipWrites.every((w) => "upsert" in w)) {
     const rows = membershipWrites.map((w) => (w as { readonly upsert: Record<string, unknown> }).upsert)
-    for (const part of chunksOf(rows, Math.floor(PARAMS_PER_INSERT / Object.keys(getTableColumns(projectMembershipsTable)).length))) await upsert(part)
-  } else await Promise.all(membershipWrites.map((w) => ("upsert" in w ? upsert([w.upsert]) : w.update())))
+    for (const part of insertParts(projectMembershipsTable, rows)) await upsertMemberships(tx, part)
+  } else await Promise.all(membershipWrites.map((w) => ("upsert" in w ? upsertMemberships(tx, [w.upsert]) : w.update())))
   return ids
 }
 
@@ -451,40 +480,19 @@ const upsertUser = async (s: Deps, tx: Tx, projectId: string, u: ManifestUser): 
     .select()
     .from(projectMembershipsTable)
     .where(and(eq(projectMembershipsTable.projectId, projectId), eq(projectMembershipsTable.manifestKey, u.key)))
-  const emailNorm = u.email?.toLowerCase() ?? null
+  const values = userValues(u)
   let userId = membership?.userId
-  if (!userId && emailNorm) {
-    const [byEmail] = await tx.select().from(usersTable).where(eq(usersTable.emailNorm, emailNorm))
+  if (!userId && values.emailNorm) {
+    const [byEmail] = await tx.select().from(usersTable).where(eq(usersTable.emailNorm, values.emailNorm))
     userId = byEmail?.id
-  }
-  const values = {
-    firstName: u.firstName,
-    lastName: u.lastName,
-    email: u.email ?? null,
-    emailNorm,
-    phone: u.phone ?? null,
   }
   if (userId) await upsert(s, tx, usersTable, eq(usersTable.id, userId), values)
   else {
     userId = s.newId()
-    await tx.insert(usersTable).values({ id: userId, ...values, userType: "member", source: "manifest", ...stamps(s) })
+    await tx.insert(usersTable).values(newUserRow(s, userId, u))
   }
-  if (membership) {
-    const next = { role: u.role ?? "member", employeeId: u.employeeId ?? null }
-    if (membership.role !== next.role || membership.employeeId !== next.employeeId)
-      await tx
-        .update(projectMembershipsTable)
-        .set({ ...next, updatedAt: new Date(s.now()) })
-        .where(and(eq(projectMembershipsTable.projectId, projectId), eq(projectMembershipsTable.userId, userId)))
-  } else {
-    await tx
-      .insert(projectMembershipsTable)
-      .values({ projectId, userId, role: u.role ?? "member", employeeId: u.employeeId ?? null, manifestKey: u.key, ...stamps(s) })
-      .onConflictDoUpdate({
-        target: [projectMembershipsTable.projectId, projectMembershipsTable.userId],
-        set: { manifestKey: u.key, role: u.role ?? "member", employeeId: u.employeeId ?? null },
-      })
-  }
+  if (membership) await membershipUpdate(s, tx, membership, u)?.()
+  else await upsertMemberships(tx, [newMembershipRow(s, projectId, userId, u)])
   return userId
 }
 

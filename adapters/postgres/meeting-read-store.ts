@@ -5,24 +5,14 @@ import { MeetingReadStore, type MeetingFilter, type MeetingListRow } from "../..
 import type { Queryable } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 import { bookingById, historiesOf, slotsOfBooking } from "./booking-repo.ts"
-import { keptQuery } from "./kept-query.ts"
-import { paymentsOfBookings, toPaymentRecord } from "./payment-store.ts"
+import { keptQuery, param } from "./kept-query.ts"
+import { paymentRecordsOf } from "./payment-store.ts"
 import { paymentsTable } from "./tables/payments.ts"
 import { EpochCaches, readBySnapshot } from "./cache-epoch.ts"
 import { read, SqlDatabase } from "./unit-of-work.ts"
 
 type BookingRow = typeof bookingsTable.$inferSelect
 type SlotRow = typeof bookingSlotsTable.$inferSelect
-
-const groupBy = <T extends { readonly bookingId: string }>(rows: ReadonlyArray<T>): Map<string, T[]> => {
-  const out = new Map<string, T[]>()
-  for (const r of rows) {
-    const list = out.get(r.bookingId)
-    if (list === undefined) out.set(r.bookingId, [r])
-    else list.push(r)
-  }
-  return out
-}
 
 /**
  * The window over the slots alone: projects, [from, to), optionally statuses. One project is
@@ -37,11 +27,11 @@ interface WindowShape {
 const slotWindow = ({ manyProjects, withStatuses }: WindowShape) =>
   and(
     manyProjects
-      ? sql`${bookingSlotsTable.projectId} = any(${sql.placeholder("projectIds")})`
-      : eq(bookingSlotsTable.projectId, sql.placeholder("projectId")),
-    lt(bookingSlotsTable.startAt, sql.placeholder("to")),
-    gt(bookingSlotsTable.endAt, sql.placeholder("from")),
-    withStatuses ? sql`${bookingSlotsTable.status} = any(${sql.placeholder("statuses")})` : undefined,
+      ? sql`${bookingSlotsTable.projectId} = any(${param("projectIds")})`
+      : eq(bookingSlotsTable.projectId, param("projectId")),
+    lt(bookingSlotsTable.startAt, param("to")),
+    gt(bookingSlotsTable.endAt, param("from")),
+    withStatuses ? sql`${bookingSlotsTable.status} = any(${param("statuses")})` : undefined,
   )
 
 const SLOT_ORDER = [asc(bookingSlotsTable.startAt), asc(bookingSlotsTable.bookingId), asc(bookingSlotsTable.occurrenceIndex)]
@@ -95,24 +85,24 @@ const SLOT_SHOWN = {
 const slotPage = (w: WindowShape) =>
   keptQuery((q) => {
     const page = q
-    .select({ id: sql<string>`${bookingSlotsTable.id}`.as("page_slot_id") })
-    .from(bookingSlotsTable)
-    .where(slotWindow(w))
-    .orderBy(...SLOT_ORDER)
-    .limit(sql.placeholder("limit"))
-    .offset(sql.placeholder("offset"))
-    .as("page")
-  return q
-    .select({
-      slot: SLOT_SHOWN,
-      booking: BOOKING_SHOWN,
-      histories: sql<string>`(select coalesce(json_agg(json_build_object('action', h.action, 'at', h.at, 'by', h.by, 'data', h.data) order by h.at, h.id), '[]')::text from ${bookingHistoriesTable} h where h.booking_id = ${bookingsTable.id})`,
-      hasPayments: sql<number>`(exists (select 1 from ${paymentsTable} p where p.booking_id = ${bookingsTable.id}))::int`.mapWith(Number),
-    })
-    .from(page)
-    .innerJoin(bookingSlotsTable, eq(bookingSlotsTable.id, page.id))
-    .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
-    .orderBy(...SLOT_ORDER)
+      .select({ id: sql<string>`${bookingSlotsTable.id}`.as("page_slot_id") })
+      .from(bookingSlotsTable)
+      .where(slotWindow(w))
+      .orderBy(...SLOT_ORDER)
+      .limit(param("limit"))
+      .offset(param("offset"))
+      .as("page")
+    return q
+      .select({
+        slot: SLOT_SHOWN,
+        booking: BOOKING_SHOWN,
+        histories: sql<string>`(select coalesce(json_agg(json_build_object('action', h.action, 'at', h.at, 'by', h.by, 'data', h.data) order by h.at, h.id), '[]')::text from ${bookingHistoriesTable} h where h.booking_id = ${bookingsTable.id})`,
+        hasPayments: sql<number>`(exists (select 1 from ${paymentsTable} p where p.booking_id = ${bookingsTable.id}))::int`.mapWith(Number),
+      })
+      .from(page)
+      .innerJoin(bookingSlotsTable, eq(bookingSlotsTable.id, page.id))
+      .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
+      .orderBy(...SLOT_ORDER)
   })
 
 /** Histories as the page statement aggregates them (JSON: `at` as an ISO 8601 string). */
@@ -137,14 +127,8 @@ const windows = [
 
 /** Histories and payments of the given bookings, oldest first, read side by side. */
 const recordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>) => {
-  if (bookingIds.length === 0)
-    return { histories: new Map<string, HistoryRecord[]>(), payments: new Map<string, PaymentRecord[]>() }
-  const ids = [...new Set(bookingIds)]
-  const [histories, payments] = await Promise.all([
-    historiesOf(q, ids),
-    paymentsOfBookings(q, { ids }).then((rows) => rows.map(toPaymentRecord)),
-  ])
-  return { histories: histories as Map<string, HistoryRecord[]>, payments: groupBy(payments) }
+  const [histories, payments] = await Promise.all([historiesOf(q, bookingIds), paymentRecordsOf(q, bookingIds)])
+  return { histories: histories as Map<string, HistoryRecord[]>, payments }
 }
 
 const textList = (values: ReadonlyArray<string>) =>
@@ -215,8 +199,7 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
       f.limit === 0 ? Promise.resolve([]) : shaped.page(q, { ...window, limit: f.limit, offset: f.offset }),
     ])
     const paying = [...new Set(page.filter((r) => r.hasPayments === 1).map((r) => r.booking.id))]
-    const payments =
-      paying.length === 0 ? new Map<string, PaymentRecord[]>() : groupBy((await paymentsOfBookings(q, { ids: paying })).map(toPaymentRecord))
+    const payments = await paymentRecordsOf(q, paying)
     // Rows of one series share its histories: parsed once per booking.
     const histories = new Map<string, HistoryRecord[]>()
     for (const r of page) if (!histories.has(r.booking.id)) histories.set(r.booking.id, parseHistories(r.histories))

@@ -96,7 +96,7 @@ export const updatePaymentStatus = async (tx: Queryable, paymentId: string, stat
     .where(eq(paymentsTable.id, paymentId))
 
 /** Payments of bookings (`ids`), oldest first. */
-export const paymentsOfBookings = keptQuery((q) =>
+const paymentsOfBookings = keptQuery((q) =>
   q
     .select()
     .from(paymentsTable)
@@ -105,13 +105,13 @@ export const paymentsOfBookings = keptQuery((q) =>
 )
 
 /** Payments of several bookings, oldest first, grouped by booking id. */
-export const paymentRowsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>): Promise<Map<string, PaymentRow[]>> => {
-  const out = new Map<string, PaymentRow[]>()
+export const paymentRecordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>): Promise<Map<string, PaymentRecord[]>> => {
+  const out = new Map<string, PaymentRecord[]>()
   if (bookingIds.length === 0) return out
   const rows = await paymentsOfBookings(q, { ids: [...new Set(bookingIds)] })
   for (const r of rows) {
     const list = out.get(r.bookingId) ?? []
-    list.push(r)
+    list.push(toPaymentRecord(r))
     out.set(r.bookingId, list)
   }
   return out
@@ -169,11 +169,7 @@ export const PaymentStorePostgres = Layer.effect(
     open: (p) => write("PaymentStore.open", (tx) => insertPayment(tx, p)).pipe(Effect.as(openedRecord(p))),
     byId: (paymentId) =>
       read(async (q) => optionOf(await paymentRowById(q, paymentId))),
-    byBookings: (bookingIds) =>
-      read(async (q) => {
-        const rows = await paymentRowsOf(q, bookingIds)
-        return new Map([...rows].map(([id, list]) => [id, list.map(toPaymentRecord)]))
-      }),
+    byBookings: (bookingIds) => read((q) => paymentRecordsOf(q, bookingIds)),
     pendingOf: (bookingId) => read(async (q) => optionOf((await pendingOfBooking(q, { bookingId }))[0])),
     lockById: (paymentId) => write("PaymentStore.lockById", async (tx) => optionOf(await lockPaymentRow(tx, paymentId))),
     lockOf: (bookingId) =>

@@ -126,16 +126,11 @@ export const transitionedSlotFields = (b: Booking) => ({
 
 /** The booking row fields a transition sets: shared fields and a mirror of the occurrence (both storage profiles). */
 export const transitionedRowFields = (b: Booking) => ({
+  ...transitionedSlotFields(b),
   title: b.title,
   body: b.body ?? null,
-  status: b.status,
-  startAt: new Date(b.start),
-  endAt: new Date(b.end),
   attendees: [...b.attendees],
   estimatedAttendance: b.estimatedAttendance ?? null,
-  checkIns: [...b.checkIns],
-  checkOutAt: b.checkOutAt === undefined ? null : new Date(b.checkOutAt),
-  updatedAt: new Date(b.updatedAt),
 })
 
 /** The slot records of a booking just created, one per occurrence (what both storage profiles write). */
