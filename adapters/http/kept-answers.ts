@@ -14,9 +14,19 @@ class NotKept {
   constructor(readonly exit: Exit.Exit<Uint8Array, AppError>) {}
 }
 
-/** Everything of the caller a listing can depend on (scope, pin visibility), as text. */
-const principalKey = (p: Principal): string =>
-  JSON.stringify([p.appId, p.appKey, p.grant, p.projectIds, p.subjectUserId ?? null])
+/**
+ * Everything of the caller a listing can depend on (scope, pin visibility), as text. Kept per
+ * principal: a kept token's requests share theirs (Tokens.authenticateHeld).
+ */
+const callerKeys = new WeakMap<Principal, string>()
+const principalKey = (p: Principal): string => {
+  let key = callerKeys.get(p)
+  if (key === undefined) {
+    key = JSON.stringify([p.appId, p.appKey, p.grant, p.projectIds, p.subjectUserId ?? null])
+    callerKeys.set(p, key)
+  }
+  return key
+}
 
 /**
  * Whole answers of a listing route (its envelope's bytes) kept by database snapshot, per

@@ -145,6 +145,13 @@ export class Tokens extends Context.Service<Tokens>()("keyspace/core/Tokens", {
     })
 
     /**
+     * The principal of each grant the store keeps, built once: a kept token's requests share one
+     * read-only principal, and what the edge derives from it (a kept answer's caller key) is
+     * derived once. A grant the store drops or replaces takes its entry with it.
+     */
+    const heldPrincipals = new WeakMap<TokenGrant, Principal>()
+
+    /**
      * `authenticate` for a token whose grant the store keeps, without a fiber: the bearer
      * check of every request (an Effect run was a tenth of a cached read's cost). The principal
      * or the refusal `authenticate` would give, as fresh (`freshFrom`: when the request
@@ -158,7 +165,13 @@ export class Tokens extends Context.Service<Tokens>()("keyspace/core/Tokens", {
       if (hash instanceof Unauthenticated) return hash
       await store.freshFor(freshFrom)
       const grant = store.heldGrant(hash)
-      return grant === undefined ? undefined : principalOf(grant, clock.now())
+      if (grant === undefined) return undefined
+      const now = clock.now()
+      const held = heldPrincipals.get(grant)
+      if (held !== undefined && grant.expiresAt > now) return held
+      const principal = principalOf(grant, now)
+      if (!(principal instanceof Unauthenticated)) heldPrincipals.set(grant, principal)
+      return principal
     }
 
     /** An active member of the link's project, or the matching error. */

@@ -140,6 +140,42 @@ describe("line parts cached across lines (issue 13)", () => {
     expect(redactValue("A".repeat(256))).toBe("[256 chars elided]")
   })
 
+  it("a line is its head (time, level, msg) then the fields in order, as one JSON object", () => {
+    const lines: string[] = []
+    const write = (l: string) => lines.push(l)
+    const fields = { requestId: 'r"1', path: "/a\\b", status: 200, durationMs: 1.25, gone: undefined, nested: { n: [1, null] } }
+    makeLogger("debug", {}, write).log("info", 'quote " msg', fields)
+    makeLogger("debug", {}, write).child({}).log("info", 'quote " msg', fields)
+    makeLogger("debug", {}, write).log("warn", "bare")
+    makeLogger("debug", {}, write).log("warn", "empty", {})
+    makeLogger("debug", { component: "c" }, write).log("info", "based", { status: 1 })
+    const [plain, child, bare, empty, based] = lines.map((l) => JSON.parse(l))
+    // Byte for byte the object the line used to be built as.
+    expect(lines[0]).toBe(JSON.stringify({ time: plain.time, level: "info", msg: 'quote " msg', ...fields }))
+    expect(lines[1]).toBe(JSON.stringify({ time: child.time, level: "info", msg: 'quote " msg', ...fields }))
+    expect(Object.keys(plain)).toEqual(["time", "level", "msg", "requestId", "path", "status", "durationMs", "nested"])
+    expect(Object.keys(bare)).toEqual(["time", "level", "msg"])
+    expect(Object.keys(empty)).toEqual(["time", "level", "msg"])
+    expect(Object.keys(based)).toEqual(["time", "level", "msg", "component", "status"])
+  })
+
+  it("a field named like the head replaces the head's value in its place, as one JSON object", () => {
+    const lines: string[] = []
+    makeLogger("debug", {}, (l) => lines.push(l)).log("info", "m", { msg: "other", level: "x", extra: 1 })
+    expect(lines[0]!.match(/"msg"/g)).toHaveLength(1)
+    const line = JSON.parse(lines[0]!)
+    expect(Object.keys(line)).toEqual(["time", "level", "msg", "extra"])
+    expect(line).toMatchObject({ level: "x", msg: "other", extra: 1 })
+  })
+
+  it("a bearer token in a message is redacted however often the message was seen before", () => {
+    const lines: string[] = []
+    const logger = contextualLogger(makeLogger("debug", {}, (l) => lines.push(l)))
+    for (let i = 0; i < 3; i++) logger.log("info", "sent Bearer abc.def")
+    logger.log("info", `long ${"x".repeat(100)} Bearer abc.def`)
+    for (const l of lines) expect(JSON.parse(l).msg).toContain("Bearer [redacted]")
+  })
+
   it("request ids: unique per process and across processes, at most 64 characters", () => {
     const a = requestIds()
     const b = requestIds()

@@ -98,12 +98,20 @@ describe.each(ENGINES)("foundation on %s", (engine) => {
 
     it("an access token expires on the service clock (401 SV002)", async () => {
       const token = await h.tokenFor("partner-app", "partner-secret-123")
+      // Used first: the grant is kept and its principal built, and expiry still refuses it.
+      const projectId = (await h.applyManifest(contractManifest())).projects.hq.id
+      const used = await h.request("GET", `/desks?projectId=${projectId}&limit=1`, { token })
+      expect(used.status).toBe(200)
+      expect((await h.request("GET", `/desks?projectId=${projectId}&limit=1`, { token })).status).toBe(200)
       const res = await h.admin("POST", "/clock/advance", { minutes: 61 })
       expect(res.status).toBe(200)
       const { Tokens } = await import("../../../core/auth/tokens.ts")
       const { Effect } = await import("effect")
       const authenticate = Tokens.use((t) => t.authenticate(`Bearer ${token}`))
       await expect(h.booted.runtime.runPromise(authenticate)).rejects.toMatchObject({ _tag: "Unauthenticated" })
+      const expired = await h.request("GET", `/desks?projectId=${projectId}&limit=1`, { token })
+      expect(expired.status).toBe(401)
+      expect(expired.body).toMatchObject({ code: "SV002", success: false })
     })
   })
 
