@@ -381,26 +381,31 @@ export class Bookings extends Context.Service<
 
       const update = Effect.fn("Bookings.update")(function* (p: Principal, id: string, c: UpdateMeeting) {
         const now = clock.now()
-        const visible = yield* loadVisible(p, id)
-        const asset = yield* assetOf(visible.row)
-        const kind = asset.kind
-        const tz = asset.timeZone
         const timesRequested = c.start !== undefined || c.end !== undefined || c.timePeriod !== undefined
-        if (kind === "room" && c.timePeriod !== undefined)
-          return yield* new ValidationFailed({ messages: ["timePeriod: is only for desks"] })
-        if (visible.row.rrule !== null && timesRequested)
-          return yield* new ValidationFailed({
-            messages: [
-              "startDateTime, endDateTime: the times of a recurring series cannot be changed; cancel an occurrence or book a new series",
-            ],
-          })
-        const attendees = c.attendees === undefined ? undefined : yield* directory.resolveAttendees(c.attendees)
-        const discounts = isPaid(asset.chargeRate)
-          ? yield* extensionDiscounts(asset.projectId, c.payment.discountCode, visible.row.discountCode)
-          : []
 
-        const plan = (stored: StoredBooking) =>
+        /** What the change needs besides the booking (its asset, the attendees, the discounts), and the checks before planning. */
+        const context = (visible: StoredBooking) =>
           Effect.gen(function* () {
+            const asset = yield* assetOf(visible.row)
+            if (asset.kind === "room" && c.timePeriod !== undefined)
+              return yield* new ValidationFailed({ messages: ["timePeriod: is only for desks"] })
+            if (visible.row.rrule !== null && timesRequested)
+              return yield* new ValidationFailed({
+                messages: [
+                  "startDateTime, endDateTime: the times of a recurring series cannot be changed; cancel an occurrence or book a new series",
+                ],
+              })
+            const attendees = c.attendees === undefined ? undefined : yield* directory.resolveAttendees(c.attendees)
+            const discounts = isPaid(asset.chargeRate)
+              ? yield* extensionDiscounts(asset.projectId, c.payment.discountCode, visible.row.discountCode)
+              : []
+            return { asset, attendees, discounts }
+          })
+
+        const plan = (stored: StoredBooking, { asset, attendees }: Effect.Success<ReturnType<typeof context>>) =>
+          Effect.gen(function* () {
+            const kind = asset.kind
+            const tz = asset.timeZone
             const slot = currentSlot(stored, tz, now)
             const current = toCoreBooking(stored.row, slot)
             let start = c.start
@@ -440,7 +445,10 @@ export class Bookings extends Context.Service<
           })
 
         if (Option.isSome(c.draft)) {
-          const planned = yield* plan(visible)
+          const visible = yield* loadVisible(p, id)
+          const needs = yield* context(visible)
+          const { asset, discounts } = needs
+          const planned = yield* plan(visible, needs)
           const b = planned.result.booking
           const preview = yield* draftPreview(store, {
             asset,
@@ -458,8 +466,14 @@ export class Bookings extends Context.Service<
 
         const saved = yield* uow.transaction(
           Effect.gen(function* () {
+            // One read of the booking, locked, as `act` does: a read before the transaction
+            // cost two statements more.
             const stored = yield* lockedOrMissing(id)
-            const planned = yield* plan(stored)
+            if (!canSeeProject(p, stored.row.projectId)) return yield* new NotFound({ entity: "meeting", id })
+            const needs = yield* context(stored)
+            const { asset, discounts } = needs
+            const tz = asset.timeZone
+            const planned = yield* plan(stored, needs)
             const before = planned.current
             // Spec: extending a paid booking makes it unpaid, with a payment for the difference.
             const extension = paidExtensionOf({
@@ -501,12 +515,12 @@ export class Bookings extends Context.Service<
                 })
               : undefined
             yield* reschedule(asset, next, planned.slot, now, payment)
-            return { next, from: planned.slot.status, to: result.booking.status }
+            return { asset, next, from: planned.slot.status, to: result.booking.status }
           }),
         )
         yield* signals.bookingCommitted(id, "update")
         if (saved.from !== saved.to) yield* countStatus(saved.from, saved.to)
-        return { _tag: "Updated", meeting: yield* detailsOf(p, asset, saved.next, now) } as const
+        return { _tag: "Updated", meeting: yield* detailsOf(p, saved.asset, saved.next, now) } as const
       })
 
       const LIFECYCLE_SIGNAL = {
