@@ -53,19 +53,7 @@ export const redactValue = (value: unknown, depth = 0): unknown => {
 /** Bearer credentials inside free text (an error message that echoes a header, for example). */
 const BEARER_IN_TEXT = /\b(Bearer)\s+[A-Za-z0-9._~+/=-]+/gi
 
-/**
- * Messages repeat (`request` on every request line): the answer is kept per message, for the
- * first 1,000 short ones, like `isSecretName`'s.
- */
-const redactedMessages = new Map<string, string>()
-export const redactMessage = (msg: string): string => {
-  let out = redactedMessages.get(msg)
-  if (out === undefined) {
-    out = msg.replace(BEARER_IN_TEXT, `$1 ${REDACTED}`)
-    if (msg.length <= 64 && redactedMessages.size < 1000) redactedMessages.set(msg, out)
-  }
-  return out
-}
+export const redactMessage = (msg: string): string => msg.replace(BEARER_IN_TEXT, `$1 ${REDACTED}`)
 
 /**
  * Wraps a logger so that every line carries the current request id (and trace ids when

@@ -33,23 +33,6 @@ export const isoNow = (now: number = Date.now()): string => {
   return secondText + (ms < 10 ? "00" : ms < 100 ? "0" : "") + ms + "Z"
 }
 
-const HEAD_KEYS = ["time", "level", "msg"] as const
-const hasHeadKey = (o: Record<string, unknown>): boolean => HEAD_KEYS.some((k) => Object.hasOwn(o, k))
-
-/**
- * One line: `{"time","level","msg",...base,...fields}`. Without base fields (the service's own
- * logger), the head is written as text before the fields' JSON instead of copying every field
- * into a new object first (every request writes a line: issue 13). Fields that name a head
- * key take the object path, where they replace the head's value in place.
- */
-const lineOf = (level: Level, msg: string, base: Record<string, unknown> | undefined, fields: Record<string, unknown> | undefined): string => {
-  const time = isoNow()
-  if (base !== undefined || (fields !== undefined && hasHeadKey(fields))) return JSON.stringify({ time, level, msg, ...base, ...fields })
-  const head = `{"time":"${time}","level":"${level}","msg":${JSON.stringify(msg)}`
-  const rest = fields === undefined ? "{}" : JSON.stringify(fields)
-  return rest === "{}" ? `${head}}` : `${head},${rest.slice(1)}`
-}
-
 /**
  * The line writer. By default `console.log`, looked up per line, so a test's spy sees every
  * line; the Node entry passes a batching writer (line-buffer.ts).
@@ -58,17 +41,14 @@ export const makeLogger = (
   minLevel: Level | "silent",
   base: Record<string, unknown> = {},
   write: (line: string) => void = (line) => console.log(line),
-): Logger => {
-  const baseFields = Object.keys(base).length > 0 ? base : undefined
-  return {
-    log: (level, msg, fields) => {
-      if (order[level] < order[minLevel]) return
-      write(lineOf(level, msg, baseFields, fields))
-    },
-    child: (fields) => makeLogger(minLevel, { ...base, ...fields }, write),
-    enabled: (level) => order[level] >= order[minLevel],
-  }
-}
+): Logger => ({
+  log: (level, msg, fields) => {
+    if (order[level] < order[minLevel]) return
+    write(JSON.stringify({ time: isoNow(), level, msg, ...base, ...fields }))
+  },
+  child: (fields) => makeLogger(minLevel, { ...base, ...fields }, write),
+  enabled: (level) => order[level] >= order[minLevel],
+})
 
 const LEVEL: Record<LogLevel.LogLevel, Level> = {
   All: "debug",
