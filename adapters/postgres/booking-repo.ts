@@ -267,14 +267,16 @@ const historiesOfBookings = keptQuery((q) =>
 export const historiesOf = async (
   q: Queryable,
   bookingIds: ReadonlyArray<string>,
-): Promise<Map<string, HistoryRow[]>> => {
-  const out = new Map<string, HistoryRow[]>()
-  if (bookingIds.length === 0) return out
-  const rows = await historiesOfBookings(q, { ids: [...new Set(bookingIds)] })
+): Promise<Map<string, HistoryRow[]>> =>
+  bookingIds.length === 0 ? new Map() : byBooking(await historiesOfBookings(q, { ids: [...new Set(bookingIds)] }), (r) => r)
+
+/** Rows of several bookings grouped by booking id, each as `as` maps it, in the rows' order. */
+export const byBooking = <R extends { readonly bookingId: string }, T>(rows: ReadonlyArray<R>, as: (row: R) => T): Map<string, T[]> => {
+  const out = new Map<string, T[]>()
   for (const r of rows) {
-    const list = out.get(r.bookingId) ?? []
-    list.push(r)
-    out.set(r.bookingId, list)
+    const list = out.get(r.bookingId)
+    if (list === undefined) out.set(r.bookingId, [as(r)])
+    else list.push(as(r))
   }
   return out
 }

@@ -80,13 +80,16 @@ const upsert = async <T extends PgTable & { id: unknown }>(
     return id
   }
   const changed = changedColumns(existing, values)
-  if (changed)
-    await tx
-      .update(table)
-      .set({ ...changed, updatedAt: new Date(s.now()) } as never)
-      .where(eq((table as unknown as { id: never }).id, existing.id as never))
+  if (changed) await updateChanged(s, tx, table, existing.id, changed)
   return existing.id as string
 }
+
+/** Sets the changed columns of row `id` of `table`, and its `updatedAt`. */
+const updateChanged = (s: Deps, tx: Tx, table: PgTable & { id: unknown }, id: unknown, changed: Record<string, unknown>) =>
+  tx
+    .update(table)
+    .set({ ...changed, updatedAt: new Date(s.now()) } as never)
+    .where(eq(table.id as never, id as never))
 
 /** A keyed row of one of a project's kinds (zones, rooms, ...): its key and the columns the manifest sets. */
 interface Keyed {
@@ -155,13 +158,7 @@ const upsertKeyed = async <T extends PgTable & { id: unknown; key: unknown; proj
     ids[key] = row.id as string
     const changed = changedColumns(row, values)
     // Rows of one kind are independent: their updates go out together (one round trip).
-    if (changed)
-      updates.push(
-        tx
-          .update(table)
-          .set({ ...changed, updatedAt: new Date(s.now()) } as never)
-          .where(eq(table.id as never, row.id as never)),
-      )
+    if (changed) updates.push(updateChanged(s, tx, table, row.id, changed))
   }
   await Promise.all(updates)
   await insertRows(tx, table, inserts)
@@ -429,7 +426,7 @@ const upsertUsers = async (
     if (row === undefined) newUsers.push(newUserRow(s, userId, u))
     else {
       const changed = changedColumns(row, userValues(u))
-      if (changed) userUpdates.push(() => tx.update(usersTable).set({ ...changed, updatedAt: new Date(s.now()) } as never).where(eq(usersTable.id, userId)))
+      if (changed) userUpdates.push(() => updateChanged(s, tx, usersTable, userId, changed))
     }
     ids[u.key] = userId
     const membership = memberships.get(u.key)

@@ -126,9 +126,12 @@ const windows = [
 ]
 
 /** Histories and payments of the given bookings, oldest first, read side by side. */
-const recordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>) => {
+const recordsOf = async (
+  q: Queryable,
+  bookingIds: ReadonlyArray<string>,
+): Promise<{ histories: Map<string, HistoryRecord[]>; payments: Map<string, PaymentRecord[]> }> => {
   const [histories, payments] = await Promise.all([historiesOf(q, bookingIds), paymentRecordsOf(q, bookingIds)])
-  return { histories: histories as Map<string, HistoryRecord[]>, payments }
+  return { histories, payments }
 }
 
 const textList = (values: ReadonlyArray<string>) =>

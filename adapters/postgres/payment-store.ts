@@ -5,6 +5,7 @@ import { openedRecord, withStatus, type NewPayment, type PaymentRecord } from ".
 import { invoiceNoOf } from "../../core/payment/rules.ts"
 import { PaymentStore } from "../../core/ports/payment-store.ts"
 import type { PaymentKind, PaymentStatus } from "../../core/ports/payments.ts"
+import { byBooking } from "./booking-repo.ts"
 import { execute, type Queryable } from "./database.ts"
 import { keptQuery, param, paramAs } from "./kept-query.ts"
 import { paymentsTable, type PaymentRow } from "./tables/payments.ts"
@@ -105,17 +106,8 @@ const paymentsOfBookings = keptQuery((q) =>
 )
 
 /** Payments of several bookings, oldest first, grouped by booking id. */
-export const paymentRecordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>): Promise<Map<string, PaymentRecord[]>> => {
-  const out = new Map<string, PaymentRecord[]>()
-  if (bookingIds.length === 0) return out
-  const rows = await paymentsOfBookings(q, { ids: [...new Set(bookingIds)] })
-  for (const r of rows) {
-    const list = out.get(r.bookingId) ?? []
-    list.push(toPaymentRecord(r))
-    out.set(r.bookingId, list)
-  }
-  return out
-}
+export const paymentRecordsOf = async (q: Queryable, bookingIds: ReadonlyArray<string>): Promise<Map<string, PaymentRecord[]>> =>
+  bookingIds.length === 0 ? new Map() : byBooking(await paymentsOfBookings(q, { ids: [...new Set(bookingIds)] }), toPaymentRecord)
 
 /** The booking's latest payment, row-locked. */
 export const latestPaymentRowForUpdate = async (tx: Queryable, bookingId: string): Promise<PaymentRow | undefined> => {

@@ -174,18 +174,21 @@ export class Bookings extends Context.Service<
       }
 
       /** A booking inside the caller's projects; any other id is "not found" (no existence leak). */
-      const loadVisible = (actor: Principal | "operator", id: string) =>
-        Effect.gen(function* () {
-          const stored = yield* store.load(id)
-          if (Option.isNone(stored) || (actor !== "operator" && !canSeeProject(actor, stored.value.row.projectId)))
-            return yield* new NotFound({ entity: "meeting", id })
-          return stored.value
-        })
+      /** The booking as read, when the actor may see it; NotFound otherwise (a stranger learns nothing). */
+      const visibleOrMissing = (actor: Principal | "operator", id: string, stored: Option.Option<StoredBooking>) =>
+        Option.isSome(stored) && (actor === "operator" || canSeeProject(actor, stored.value.row.projectId))
+          ? Effect.succeed(stored.value)
+          : Effect.fail(new NotFound({ entity: "meeting", id }))
 
-      const lockedOrMissing = (id: string) =>
-        Effect.flatMap(store.loadForUpdate(id), (o) =>
-          Option.isSome(o) ? Effect.succeed(o.value) : Effect.fail(new NotFound({ entity: "meeting", id })),
-        )
+      const loadVisible = (actor: Principal | "operator", id: string) =>
+        Effect.flatMap(store.load(id), (o) => visibleOrMissing(actor, id, o))
+
+      /**
+       * The booking a change writes, read once, locked, inside the change's transaction: who may
+       * act and how is decided on that row (a read before the transaction cost two statements more).
+       */
+      const lockedVisible = (actor: Principal | "operator", id: string) =>
+        Effect.flatMap(store.loadForUpdate(id), (o) => visibleOrMissing(actor, id, o))
 
       const assetOf = (row: BookingRecord) => {
         const ref: AssetRef = row.assetKind === "room" ? { _tag: "Room", id: row.assetId } : { _tag: "Desk", id: row.assetId }
@@ -466,10 +469,7 @@ export class Bookings extends Context.Service<
 
         const saved = yield* uow.transaction(
           Effect.gen(function* () {
-            // One read of the booking, locked, as `act` does: a read before the transaction
-            // cost two statements more.
-            const stored = yield* lockedOrMissing(id)
-            if (!canSeeProject(p, stored.row.projectId)) return yield* new NotFound({ entity: "meeting", id })
+            const stored = yield* lockedVisible(p, id)
             const needs = yield* context(stored)
             const { asset, discounts } = needs
             const tz = asset.timeZone
@@ -535,11 +535,7 @@ export class Bookings extends Context.Service<
         const now = clock.now()
         const saved = yield* uow.transaction(
           Effect.gen(function* () {
-            // One read of the booking, locked: who may act and how is decided on the row the
-            // transition writes (a read before the transaction cost two statements more).
-            const stored = yield* lockedOrMissing(id)
-            if (actor !== "operator" && !canSeeProject(actor, stored.row.projectId))
-              return yield* new NotFound({ entity: "meeting", id })
+            const stored = yield* lockedVisible(actor, id)
             const asset = yield* assetOf(stored.row)
             const who: Actor =
               actor === "operator"
