@@ -23,6 +23,8 @@ declare module "autocannon" {
   interface Result {
     readonly requests: Histogram
     readonly latency: Histogram
+    /** Answers whose status was not 2xx. */
+    readonly non2xx: number
   }
   function autocannon(options: Options): Promise<Result>
   export default autocannon
