@@ -11,6 +11,7 @@
  *   --duration 3          seconds per window
  *   --connections 64      split evenly between the two servers
  *   --node-arg A          passed to both servers' node (repeatable)
+ *   --a-node-arg A        passed to A's node only (repeatable)
  *   --b-node-arg A        passed to B's node only (repeatable): A/B of a V8 flag on one build
  *   --idle 0              seconds both servers stay idle between windows (V8's memory reducer
  *                         acts on a process that goes idle after a load)
@@ -38,6 +39,7 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "64" },
     port: { type: "string", default: "4160" },
     "node-arg": { type: "string", multiple: true, default: [] },
+    "a-node-arg": { type: "string", multiple: true, default: [] },
     "b-node-arg": { type: "string", multiple: true, default: [] },
     idle: { type: "string", default: "0" },
   },
@@ -48,7 +50,7 @@ const connections = Math.max(1, Math.floor(Number(args.connections) / 2))
 const pg = await freshPostgresDatabase()
 const env = { DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: "bench-admin-token-0123456789", KEYSPACE_LOG_LEVEL: "info" }
 const servers = [
-  { name: "A", port, child: await startChild([process.execPath, ...args["node-arg"], args.a], env, port) },
+  { name: "A", port, child: await startChild([process.execPath, ...args["node-arg"], ...args["a-node-arg"], args.a], env, port) },
   { name: "B", port: port + 1, child: await startChild([process.execPath, ...args["node-arg"], ...args["b-node-arg"], args.b], env, port + 1) },
 ]
 

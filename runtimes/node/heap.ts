@@ -10,9 +10,9 @@ import { setFlagsFromString } from "node:v8"
  *
  * Unlike a heap cap (`--max-old-space-size`) this never makes the process run out of memory:
  * a large answer still gets the heap it needs, and V8 collects sooner after it. Set from the
- * entry because `npm start` runs the server with no flags (scripts/start.mjs); read by V8 at every full GC,
- * so setting it once the process runs takes effect. A flag given on the command line or in
- * NODE_OPTIONS wins.
+ * entry, so every way of starting the server has it (`npm start`'s command line carries only
+ * `--no-memory-reducer`, which V8 reads once, at start); read by V8 at every full GC, so setting
+ * it once the process runs takes effect. A flag given on the command line or in NODE_OPTIONS wins.
  */
 export const HEAP_GROWING_PERCENT = 50
 

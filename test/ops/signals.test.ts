@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -57,6 +57,9 @@ describe("SIGTERM to the npm script stops the server within its bound", () => {
       // The server is npm's own child (the script execs it): nothing in between to lose the signal.
       const [server] = childPidsOf(npm.child.pid!)
       expect(server).toBeDefined()
+      // Node's server runs without V8's memory reducer, which only a command-line flag turns off
+      // (bench/README.md, session 17).
+      if (script === "start") expect(readFileSync(`/proc/${server}/cmdline`, "utf8").split("\0")).toContain("--no-memory-reducer")
 
       // A client that sends headers and part of a body, then goes quiet.
       const socket = connect(port, "127.0.0.1")
