@@ -50,8 +50,8 @@ const connections = Math.max(1, Math.floor(Number(args.connections) / 2))
 const pg = await freshPostgresDatabase()
 const env = { DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: "bench-admin-token-0123456789", KEYSPACE_LOG_LEVEL: "info" }
 const servers = [
-  { name: "A", port, child: await startChild([process.execPath, ...args["node-arg"], ...args["a-node-arg"], args.a], env, port) },
-  { name: "B", port: port + 1, child: await startChild([process.execPath, ...args["node-arg"], ...args["b-node-arg"], args.b], env, port + 1) },
+  { port, child: await startChild([process.execPath, ...args["node-arg"], ...args["a-node-arg"], args.a], env, port) },
+  { port: port + 1, child: await startChild([process.execPath, ...args["node-arg"], ...args["b-node-arg"], args.b], env, port + 1) },
 ]
 
 /** One window: both servers loaded at once; each one's CPU µs per request and req/s. */

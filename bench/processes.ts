@@ -17,6 +17,7 @@ import { cpus, totalmem } from "node:os"
 import postgres from "postgres"
 import { pickFreePort, startServer, type ServerProcess } from "../test/crash/server-process.ts"
 import { freshPostgresDatabase } from "../test/support/databases.ts"
+import { startNodeArgs } from "./support.ts"
 
 const ADMIN = "bench-admin-token-0123456789"
 const HOUR = 3_600_000
@@ -117,7 +118,7 @@ export const benchProcesses = async (options: { processes: number; durationSecon
         DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "warn",
         ...(clock === "manual" ? { KEYSPACE_CLOCK: "manual", KEYSPACE_CLOCK_START: new Date().toISOString() } : {}),
       }
-      for (let i = 0; i < count; i++) servers.push(await startServer(env, await pickFreePort(), { startTimeoutMs: 120_000, entry: "scripts/start.mjs", nodeArgs: ["--no-memory-reducer"] }))
+      for (let i = 0; i < count; i++) servers.push(await startServer(env, await pickFreePort(), { startTimeoutMs: 120_000, entry: "scripts/start.mjs", nodeArgs: startNodeArgs }))
       const urls = servers.map((s) => s.url)
       const applied = await json(`${urls[0]}/admin/v1/manifest`, "PUT", manifest, ADMIN)
       const token = (await json(`${urls[0]}/auth/accessToken`, "POST", { grant_type: "app_credentials", app_id: "bench-app", app_secret: "bench-secret-123" })).access_token

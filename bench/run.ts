@@ -24,7 +24,7 @@ import { cpus, tmpdir, totalmem } from "node:os"
 import { parseArgs } from "node:util"
 import postgres from "postgres"
 import { freshPostgresDatabase } from "../test/support/databases.ts"
-import { cpuMs, sleep, startChild as startProcess, statusKb, stopChild } from "./support.ts"
+import { cpuMs, sleep, startChild as startProcess, startNodeArgs, statusKb, stopChild } from "./support.ts"
 
 const { values: args } = parseArgs({
   options: {
@@ -269,7 +269,7 @@ const main = async () => {
   const serverEnv = { DATABASE_URL: pg.url, KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN, KEYSPACE_LOG_LEVEL: "info" }
   // As `npm start` runs it (scripts/start.mjs: the staleness check, then the compiled server in
   // the same process, so /proc/<pid> is the server's), unless --tsx.
-  const serverCommand = args.tsx ? [process.execPath, "--import", "tsx", "runtimes/node/server.ts"] : [process.execPath, "--no-memory-reducer", "scripts/start.mjs"]
+  const serverCommand = args.tsx ? [process.execPath, "--import", "tsx", "runtimes/node/server.ts"] : [process.execPath, ...startNodeArgs, "scripts/start.mjs"]
   // Polled every 10 ms: start-up is measured to a healthy /healthz.
   const startServer = (env: Record<string, string> = serverEnv, p = port) => startProcess(serverCommand, env, p, health, 10)
   const print = (line: string) => console.log(line)

@@ -1,8 +1,13 @@
 /** Process helpers the benchmark scripts share (bench/run.ts, bench/create-profile.ts). */
 import { spawn, type ChildProcess } from "node:child_process"
 import { openSync, readFileSync } from "node:fs"
+import { startNodeOptions } from "../scripts/start-options.mjs"
 
 const root = new URL("..", import.meta.url).pathname
+
+/** The options `npm start` gives node, so the bench runs the server exactly as `npm start` does. */
+export const startNodeArgs: readonly string[] = startNodeOptions()
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A /proc/<pid>/status figure in kB (0 once the process is gone). */

@@ -173,7 +173,6 @@ export class Bookings extends Context.Service<
           : Effect.succeed(r.success)
       }
 
-      /** A booking inside the caller's projects; any other id is "not found" (no existence leak). */
       /** The booking as read, when the actor may see it; NotFound otherwise (a stranger learns nothing). */
       const visibleOrMissing = (actor: Principal | "operator", id: string, stored: Option.Option<StoredBooking>) =>
         Option.isSome(stored) && (actor === "operator" || canSeeProject(actor, stored.value.row.projectId))
