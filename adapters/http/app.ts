@@ -1,8 +1,10 @@
 import { Effect } from "effect"
 import { Hono, type Context, type ErrorHandler, type Next } from "hono"
 import { HTTPException } from "hono/http-exception"
-import { ValidationFailed } from "../../core/shared/errors.ts"
+import { Unauthenticated, ValidationFailed } from "../../core/shared/errors.ts"
+import { Cause, Exit } from "effect"
 import { Tokens } from "../../core/auth/tokens.ts"
+import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
 import { isSharedManual } from "../clock/clocks.ts"
 import type { HttpDeps } from "./http-deps.ts"
 import type { AppEnv } from "./app-env.ts"
@@ -21,7 +23,6 @@ import { metricsRoutes } from "./routes/metrics.ts"
 import { bearerChallenge, tokenResponseHeaders } from "./oauth-headers.ts"
 import { answeredWith, edgeFetch, edgeOf, nodeBindings } from "./edge.ts"
 import { requestIds } from "./request-id.ts"
-import { bearerCheck, servedUnconfirmed } from "./bearer-check.ts"
 
 /** The token endpoint: its answers carry no-store headers (oauth-headers.ts). */
 const TOKEN_PATH = "/auth/accessToken"
@@ -131,14 +132,24 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
 
   for (const surface of parts.public ?? []) routes.route(surface.path, surface.routes)
 
-  // The bearer middleware guards each spec surface, so unknown paths still answer 404 SV005
-  // (bearer-check.ts: a refusal is thrown so bearerChallenge sees it as c.error).
-  const bearer = bearerCheck(s)
+  // The bearer middleware guards each spec surface, so unknown paths still answer 404 SV005.
+  // A kept token is checked without entering the runtime (Tokens.authenticateHeld); any other
+  // takes one runtime entry (Tokens.authenticate, which looks it up). A refusal is thrown so
+  // bearerChallenge sees it as c.error (error="invalid_token").
   for (const surface of parts.surfaces ?? []) {
     const guarded = new Hono<AppEnv>()
     guarded.use(bearerChallenge)
     guarded.use(async (c, next) => {
-      if (!(servedUnconfirmed(c.req.method, c.req.path) && (await bearer.unconfirmed(c)))) await bearer.fresh(c)
+      const header = c.req.header("authorization")
+      const arrivedAt = edgeOf(c).arrivedAt
+      let principal = await tokens.authenticateHeld(header, arrivedAt)
+      if (principal === undefined) {
+        const exit = await s.runtime.runPromiseExit(Effect.provideService(tokens.authenticate(header), ReadsFreshFrom, arrivedAt))
+        if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
+        principal = exit.value
+      }
+      if (principal instanceof Unauthenticated) throw principal
+      c.set("principal", principal)
       await next()
     })
     guarded.route("/", surface.routes)

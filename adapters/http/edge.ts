@@ -47,12 +47,6 @@ export const answeredWith = (c: Context, failure: Error): void => {
   edgeOf(c).failure = failure
 }
 
-/** Forgets the failure an answer that was not sent was rendered from (a request served again). */
-export const notAnswered = (c: Context): void => {
-  c.error = undefined
-  edgeOf(c).failure = undefined
-}
-
 type Fetch = Hono["fetch"]
 
 /** One of the Hono apps the edge hands a request to (see `makeApp`). */

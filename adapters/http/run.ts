@@ -1,5 +1,5 @@
 import { Cause, Effect, Exit, type ManagedRuntime } from "effect"
-import { CachesUnconfirmed, ReadsFreshFrom, StaleCaches } from "../../core/ports/read-freshness.ts"
+import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
 import type { Context } from "hono"
 import type { Logger } from "../observability/logger.ts"
 import { withRequest } from "../observability/request-context.ts"
@@ -58,11 +58,7 @@ export const runExit = <R, A, E>(
   effect: Effect.Effect<A, E, R>,
 ): Promise<Exit.Exit<A, E>> => {
   const { requestId, arrivedAt, span } = edgeOf(c)
-  const unconfirmed = c.get("unconfirmed")
-  const fresh = Effect.provideService(effect, ReadsFreshFrom, arrivedAt)
-  return runtime.runPromiseExit(
-    withRequest(unconfirmed === undefined ? fresh : Effect.provideService(fresh, CachesUnconfirmed, unconfirmed), requestId, span),
-  )
+  return runtime.runPromiseExit(withRequest(Effect.provideService(effect, ReadsFreshFrom, arrivedAt), requestId, span))
 }
 
 /** The HTTP answer of a use case's Exit (see `Run`). */
@@ -75,10 +71,7 @@ export const exitResponse = <A, E extends AppError>(
   if (Exit.isSuccess(exit)) return onSuccess(exit.value)
   const failure = Cause.findErrorOption(exit.cause)
   if (failure._tag === "Some" && isAppError(failure.value)) return errorResponse(c, failure.value)
-  const defect = Cause.squash(exit.cause)
-  // Not a fault: the request's caches moved before it confirmed them; bearer-check.ts serves it again.
-  if (defect instanceof StaleCaches) throw defect
-  return defectResponse(s, c, defect, () => Cause.pretty(exit.cause))
+  return defectResponse(s, c, Cause.squash(exit.cause), () => Cause.pretty(exit.cause))
 }
 
 export const makeRun =

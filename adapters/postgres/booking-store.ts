@@ -2,7 +2,6 @@ import { Effect, Layer, Option } from "effect"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import { BookingStore, type FirstTicks, type InsertedBooking } from "../../core/ports/booking-store.ts"
 import { Ids } from "../../core/ports/ids.ts"
-import { CacheConfirmation, CachesUnconfirmed, confirmBeforeWrite } from "../../core/ports/read-freshness.ts"
 import * as Interval from "../../core/shared/interval.ts"
 import {
   historiesOf,
@@ -47,7 +46,6 @@ export const BookingStorePostgres = Layer.effect(
   Effect.gen(function* () {
     const ids = yield* Ids
     const database = yield* SqlDatabase
-    const confirmation = yield* Effect.serviceOption(CacheConfirmation)
     // Concurrent free single-slot creates share one statement and one commit (create-batcher.ts).
     const batcher = database.engine === "postgres" ? makeCreateBatcher(database.db, ids.newId) : undefined
     const run = <A, E>(self: Effect.Effect<A, E, SqlDatabase>) => Effect.provideService(self, SqlDatabase, database)
@@ -85,10 +83,6 @@ export const BookingStorePostgres = Layer.effect(
       insertAlone: (created, occurrences, extras, ticks) =>
         Effect.gen(function* () {
           const tx = yield* CurrentTx
-          // The batch statement checks unconfirmed caches itself; every other write confirms them first.
-          const batched = tx === undefined && batcher !== undefined && occurrences.length === 1
-          const unconfirmed = yield* CachesUnconfirmed
-          if (!batched) yield* confirmBeforeWrite(confirmation)
           const written = (): Promise<InsertedBooking> =>
             // Inside a unit of work: its transaction. On PGlite (one in-process connection, no
             // round trips to save): a transaction of its own, as `insert` sends it.
@@ -96,8 +90,8 @@ export const BookingStorePostgres = Layer.effect(
               ? insertIn(tx, created, occurrences, extras, ticks)
               : database.engine !== "postgres"
                 ? database.db.transaction((t) => insertIn(t, created, occurrences, extras, ticks))
-                : batched
-                  ? batcher.insert(created, occurrences, extras, ticks, unconfirmed)
+                : batcher !== undefined && occurrences.length === 1
+                  ? batcher.insert(created, occurrences, extras, ticks)
                   : insertBookingAlone(database.db, ids.newId, created, occurrences, extras, ticks)
           return yield* Effect.tryPromise({ try: written, catch: (cause) => new DatabaseError({ cause }) })
         }).pipe(slotWrite(created.booking.assetId)),

@@ -2,13 +2,7 @@ import { sql } from "drizzle-orm"
 import { Context, Effect, Layer } from "effect"
 import { retryingRead } from "./connection-loss.ts"
 import { execute, type Db } from "./database.ts"
-import {
-  CacheConfirmation,
-  ReadsFreshFrom,
-  SnapshotMemos,
-  type SnapshotMemo,
-  type UnconfirmedCaches,
-} from "../../core/ports/read-freshness.ts"
+import { ReadsFreshFrom, SnapshotMemos, type SnapshotMemo } from "../../core/ports/read-freshness.ts"
 import { CurrentTx, SqlDatabase } from "./unit-of-work.ts"
 import { recentMap } from "../../core/shared/recent-map.ts"
 
@@ -19,11 +13,6 @@ import { recentMap } from "../../core/shared/recent-map.ts"
  * first learns the counter (`sync`, with a read that starts after the request arrived); when it
  * moved, every cache is emptied. So a change committed anywhere is seen by every request that
  * arrives after the commit, on every process, as without caches.
- *
- * The create learns it later instead (`confirm`, CachesUnconfirmed): it runs on the caches as
- * the last completed read left them, and its batch statement writes only if the counter is
- * still theirs in that statement's own snapshot, taken after the request arrived; otherwise
- * nothing is written and the request is served again the usual way (adapters/http/bearer-check.ts).
  *
  * Concurrent requests share reads: while one read is in flight, later callers wait for the
  * next one (which starts after they asked), so a process sends at most one read at a time.
@@ -52,10 +41,6 @@ export interface Caches {
    * per name, created on first use with this bound). Only for reads outside a transaction.
    */
   readonly bySnapshot: <V>(name: string, max: number) => SnapshotMemo<V>
-  /** The counter the caches hold (the last completed read's), undefined before the first. */
-  readonly epoch: () => bigint | undefined
-  /** CacheConfirmation.confirm: a read sent after `u.arrivedAt` still finds `u.epoch`. */
-  readonly confirm: (u: UnconfirmedCaches) => Promise<boolean>
 }
 
 /**
@@ -261,14 +246,7 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
   }
   const bySnapshot = <V>(name: string, max: number): SnapshotMemo<V> => named(name, () => makeMemo<V>(max))
   const sizes = () => Object.fromEntries([...byName].map(([name, c]) => [name, c.size()]))
-  const confirm = async (u: UnconfirmedCaches): Promise<boolean> => {
-    if (u.confirmed) return true
-    await sync(u.arrivedAt)
-    if (epoch !== u.epoch) return false
-    u.confirmed = true
-    return true
-  }
-  return { sync, cache, sizes, snapshot: () => snapshot, bySnapshot, epoch: () => epoch, confirm }
+  return { sync, cache, sizes, snapshot: () => snapshot, bySnapshot }
 }
 
 /**
@@ -285,14 +263,6 @@ export class EpochCaches extends Context.Service<EpochCaches, Caches>()("keyspac
   )
   /** The memory profile: one process, nothing to follow. */
   static readonly layerMemory = Layer.sync(EpochCaches, () => makeEpochCaches(() => Promise.resolve({ epoch: 0n })))
-  /** The caches' epoch as the port an edge serving on unconfirmed caches confirms them through. */
-  static readonly confirmation = Layer.effect(
-    CacheConfirmation,
-    Effect.gen(function* () {
-      const caches = yield* EpochCaches
-      return CacheConfirmation.of({ held: caches.epoch, confirm: caches.confirm })
-    }),
-  )
   /** The caches' snapshot memos as the port the HTTP edge keeps whole answers in. */
   static readonly memos = Layer.effect(
     SnapshotMemos,
@@ -302,4 +272,3 @@ export class EpochCaches extends Context.Service<EpochCaches, Caches>()("keyspac
     }),
   )
 }
-

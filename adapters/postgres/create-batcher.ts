@@ -4,7 +4,6 @@ import type { BookingExtras } from "../../core/booking/meeting.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
 import type { Transitioned } from "../../core/booking/transitions.ts"
 import type { FirstTicks, InsertedBooking } from "../../core/ports/booking-store.ts"
-import { StaleCaches, type UnconfirmedCaches } from "../../core/ports/read-freshness.ts"
 import {
   clientOf,
   EVENTS_WANTED,
@@ -36,10 +35,6 @@ import { bookingHistoriesTable, bookingSlotsTable, bookingsTable, outboxEventsTa
  *   batch: the first row wins). Every other row of a booking is written only if its slot was.
  * - A booking missing from the answer whose asset was locked is SlotTaken (409 SV012), as the
  *   single statement's 23P01 is.
- * - Creates served on unconfirmed caches (CachesUnconfirmed: their bearer check did not wait for
- *   a cache-epoch read) go in batches of their own epoch, which the statement reads in its own
- *   snapshot: it locks and writes nothing when the epoch moved (`stale`: each create is served
- *   again), and otherwise confirms their caches in the same round trip as the write.
  */
 const SLOTS = insertFromJson(
   bookingSlotsTable,
@@ -53,16 +48,15 @@ const HISTORIES = insertFromJson(bookingHistoriesTable, "booking_histories", "b"
 const EVENTS = insertFromJson(outboxEventsTable, "outbox_events", "b", "$5", ` where r."bookingId" = b.id returning project_id, type`)
 
 const BATCH_STATEMENT = [
-  `with e as (select $7::int8 is not null and $7::int8 is distinct from (select value from cache_epoch where id = 1) as stale)`,
-  `, l as (select a as asset_id from (select distinct a from unnest($1::text[]) as a) as assets`,
-  `    where not (select stale from e) and pg_try_advisory_xact_lock(${assetLockKey("a")}))`,
+  `with l as (select a as asset_id from (select distinct a from unnest($1::text[]) as a) as assets`,
+  `    where pg_try_advisory_xact_lock(${assetLockKey("a")}))`,
   `, s as (${SLOTS.sql})`,
   `, b as (${BOOKINGS.sql} returning id)`,
   `, h as (${HISTORIES.sql})`,
   `, o as (${EVENTS.sql})`,
   `, t as (${TICKS_FROM_B})`,
   `select (select coalesce(array_agg(id), '{}') from b) as written, (select coalesce(array_agg(asset_id), '{}') from l) as locked,`,
-  `  ${EVENTS_WANTED}, (select stale from e) as stale`,
+  `  ${EVENTS_WANTED}`,
 ].join("\n")
 
 /** The batch statement's one row. */
@@ -71,8 +65,6 @@ interface BatchAnswer {
   readonly locked: ReadonlyArray<string>
   /** Whether the outbox trigger queued events the statement wrote for the webhook relay (EVENTS_WANTED). */
   readonly wanted: boolean
-  /** The batch's caches epoch ($7) is no longer the database's: nothing was locked or written. */
-  readonly stale: boolean
 }
 
 interface Queued {
@@ -81,8 +73,6 @@ interface Queued {
   readonly reject: (e: unknown) => void
   /** Already sent in a statement whose session PostgreSQL ended (`recover`): not sent a third time. */
   readonly resent?: true
-  /** The create's unconfirmed caches, checked by the statement (undefined: confirmed before). */
-  readonly unconfirmed: UnconfirmedCaches | undefined
 }
 
 export interface CreateBatcher {
@@ -92,7 +82,6 @@ export interface CreateBatcher {
     occurrences: ReadonlyArray<Occurrence>,
     extras: BookingExtras,
     ticks: FirstTicks | undefined,
-    unconfirmed?: UnconfirmedCaches,
   ) => Promise<InsertedBooking>
 }
 
@@ -127,14 +116,11 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
    * waits for a busy asset's lock must not hold a batch slot.
    */
   const alone = (batch: ReadonlyArray<Queued>): void => {
-    for (const q of batch)
-      // Its own statement does not check the epoch: caches still unconfirmed are served again.
-      if (q.unconfirmed !== undefined && !q.unconfirmed.confirmed) q.reject(new StaleCaches())
-      else writeAlone(db, q.rows).then(q.resolve, q.reject)
+    for (const q of batch) writeAlone(db, q.rows).then(q.resolve, q.reject)
   }
 
   /** The batch statement: which bookings it wrote, and which assets it locked. */
-  const write = async (rows: ReadonlyArray<CreateRows>, epoch: bigint | undefined): Promise<BatchAnswer> => {
+  const write = async (rows: ReadonlyArray<CreateRows>): Promise<BatchAnswer> => {
     const [answer] = await clientOf(db).unsafe<[BatchAnswer]>(
       BATCH_STATEMENT,
       [
@@ -144,7 +130,6 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
         HISTORIES.json(rows.map((r) => r.history)),
         EVENTS.json(rows.flatMap((r) => r.events)),
         JSON.stringify(rows.flatMap((r) => r.ticks)),
-        epoch === undefined ? null : String(epoch),
       ],
       { prepare: true },
     )
@@ -166,11 +151,7 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     const written = batch.filter((q) => committed.has(q.rows.bookingId))
     // Whether an event was queued for a subscriber is unknown: the relay looks (a wake is cheap).
     wakeWorkers(db, written.map((q) => q.rows), true)
-    // Written, so the statement found their epoch: confirmed.
-    for (const q of written) {
-      if (q.unconfirmed !== undefined) q.unconfirmed.confirmed = true
-      q.resolve(insertedOf(q.rows))
-    }
+    for (const q of written) q.resolve(insertedOf(q.rows))
     const again: Queued[] = []
     for (const q of batch)
       if (committed.has(q.rows.bookingId)) continue
@@ -181,7 +162,7 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
 
   const send = async (batch: ReadonlyArray<Queued>): Promise<void> => {
     const rows = batch.map((q) => q.rows)
-    const answer = await write(rows, batch[0]?.unconfirmed?.epoch).catch(async (e: unknown) => {
+    const answer = await write(rows).catch(async (e: unknown) => {
       // Refused (a row PostgreSQL rejects): nothing was written, each create alone gets its own
       // answer. The session ended by PostgreSQL: `recover`. Anything else (a broken socket) may
       // have lost the answer of a commit still running: every create gets the error (the edge
@@ -192,11 +173,6 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
       return undefined
     })
     if (answer === undefined) return
-    if (answer.stale) {
-      for (const q of batch) q.reject(new StaleCaches())
-      return
-    }
-    for (const q of batch) if (q.unconfirmed !== undefined) q.unconfirmed.confirmed = true
     const written = new Set(answer.written)
     const locked = new Set(answer.locked)
     wakeWorkers(db, rows.filter((r) => written.has(r.bookingId)), answer.wanted)
@@ -208,20 +184,10 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     alone(busy)
   }
 
-  /** Up to maxBatch queued creates, in order, whose caches epoch is the first one's (undefined: confirmed). */
-  const takeBatch = (): Queued[] => {
-    const epoch = queue[0]?.unconfirmed?.epoch
-    const batch: Queued[] = []
-    const rest: Queued[] = []
-    for (const q of queue) (batch.length < maxBatch && q.unconfirmed?.epoch === epoch ? batch : rest).push(q)
-    queue.splice(0, queue.length, ...rest)
-    return batch
-  }
-
   const flush = (): void => {
     scheduled = false
     while (inFlight < inFlightLimit && queue.length > 0) {
-      const batch = takeBatch()
+      const batch = queue.splice(0, maxBatch)
       inFlight++
       void send(batch).finally(() => {
         inFlight--
@@ -231,11 +197,9 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
   }
 
   return {
-    insert: (created, occurrences, extras, ticks, unconfirmed) =>
+    insert: (created, occurrences, extras, ticks) =>
       new Promise<InsertedBooking>((resolve, reject) => {
-        // Confirmed before (by an earlier write of the same request): nothing left to check.
-        const check = unconfirmed?.confirmed === false ? unconfirmed : undefined
-        queue.push({ rows: rowsOf(newId, created, occurrences, extras, ticks), resolve, reject, unconfirmed: check })
+        queue.push({ rows: rowsOf(newId, created, occurrences, extras, ticks), resolve, reject })
         if (scheduled || inFlight >= inFlightLimit) return
         if (inFlight === 0) return flush()
         scheduled = true

@@ -1,5 +1,4 @@
 import { Context, Effect, Exit, Layer, Schema } from "effect"
-import { CacheConfirmation, confirmBeforeWrite } from "../../core/ports/read-freshness.ts"
 import { UnitOfWork } from "../../core/ports/unit-of-work.ts"
 import type { Database, Queryable, Tx } from "./database.ts"
 
@@ -49,12 +48,10 @@ export const UnitOfWorkPostgres = Layer.effect(
   UnitOfWork,
   Effect.gen(function* () {
     const { db } = yield* SqlDatabase
-    const confirmation = yield* Effect.serviceOption(CacheConfirmation)
     return UnitOfWork.of({
       transaction: <A, E, R>(self: Effect.Effect<A, E, R>) =>
         Effect.gen(function* () {
           if ((yield* CurrentTx) !== undefined) return yield* self // join the enclosing transaction
-          yield* confirmBeforeWrite(confirmation)
           const ctx = yield* Effect.context<R>()
           const exit = yield* Effect.promise((signal) =>
             db

@@ -56,8 +56,7 @@ const stores = (storage: Storage) =>
         lifecycleStores.postgres,
       ).pipe(
         // One set of caches per runtime: the token store's per-request sync serves every store.
-        // The memos, and the confirmation of a request served on unconfirmed caches (creates).
-        Layer.provideMerge(Layer.merge(EpochCaches.memos, EpochCaches.confirmation)),
+        Layer.provideMerge(EpochCaches.memos),
         Layer.provideMerge(Layer.succeed(EpochCaches, storage.caches ?? makeCaches(storage.database.db))),
         Layer.provide(Layer.succeed(SqlDatabase, storage.database)),
       )

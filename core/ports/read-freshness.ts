@@ -1,4 +1,4 @@
-import { Context, Effect, Option } from "effect"
+import { Context } from "effect"
 
 /**
  * When the request being served arrived, on the process's monotonic clock (`performance.now()`):
@@ -40,56 +40,3 @@ export class SnapshotMemos extends Context.Service<
   SnapshotMemos,
   { readonly named: <V>(name: string, max: number) => SnapshotMemo<V> }
 >()("keyspace/ports/SnapshotMemos") {}
-
-/**
- * A request served on the caches as the last completed cache-epoch read left them, without
- * waiting for a read sent after it arrived (the create's bearer check: one round trip less).
- * Whatever it answers or writes must first be confirmed: by a write that checks `epoch` in its
- * own statement (the create batch), or by a read sent after `arrivedAt` that still finds
- * `epoch` (`CacheConfirmation.confirm`). `confirmed` is set by whichever did.
- */
-export interface UnconfirmedCaches {
-  readonly epoch: bigint
-  readonly arrivedAt: number
-  confirmed: boolean
-}
-
-/** The request's unconfirmed caches (undefined: the request's caches were confirmed first, as usual). */
-export const CachesUnconfirmed = Context.Reference<UnconfirmedCaches | undefined>("keyspace/ports/CachesUnconfirmed", {
-  defaultValue: () => undefined,
-})
-
-/**
- * The caches of an unconfirmed request changed before it could confirm them: nothing was
- * written, and the request is served again as any other (the edge catches this defect).
- */
-export class StaleCaches extends Error {
-  override readonly name = "StaleCaches"
-  constructor() {
-    super("the caches moved before the request confirmed them")
-  }
-}
-
-export class CacheConfirmation extends Context.Service<
-  CacheConfirmation,
-  {
-    /** The epoch the caches hold after a completed read, or undefined (none completed yet). */
-    readonly held: () => bigint | undefined
-    /** Waits for a read sent after `u.arrivedAt`; true (and `u.confirmed`) when the caches still hold `u.epoch`. */
-    readonly confirm: (u: UnconfirmedCaches) => Promise<boolean>
-  }
->()("keyspace/ports/CacheConfirmation") {}
-
-/**
- * Before a write that does not check the cache epoch in its own statement: a request on
- * unconfirmed caches confirms them first, or stops with StaleCaches before anything is written
- * (the edge serves it again). Nothing to do without a confirmation service (the caches were
- * never left unconfirmed).
- */
-export const confirmBeforeWrite = (confirmation: Option.Option<CacheConfirmation["Service"]>): Effect.Effect<void> =>
-  Effect.gen(function* () {
-    const u = yield* CachesUnconfirmed
-    if (u === undefined || u.confirmed || Option.isNone(confirmation)) return
-    const { confirm } = confirmation.value
-    if (!(yield* Effect.promise(() => confirm(u)))) return yield* Effect.die(new StaleCaches())
-  })

@@ -11,7 +11,6 @@ import { ok } from "../envelope.ts"
 import { decodedQueries } from "../decoded-queries.ts"
 import { keptAnswers } from "../kept-answers.ts"
 import { makeRun } from "../run.ts"
-import { bearerCheck } from "../bearer-check.ts"
 import {
   CreateMeetingRequest,
   createMeetingCrossErrors,
@@ -35,7 +34,6 @@ export const meetingRoutes = (s: HttpDeps) => {
   const run = makeRun(s.runtime, s)
   // Resolved once: a write handler does no service lookup.
   const bookings = s.runtime.runSync(Effect.service(Bookings))
-  const bearer = bearerCheck(s)
   const action = (tag: "Cancel" | "CheckIn" | "CheckOut") => async (c: Context<AppEnv>) => {
     const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
     const body = decodeOrFail(MeetingActionRequest, await readJson(c, { optional: true }))
@@ -68,18 +66,14 @@ export const meetingRoutes = (s: HttpDeps) => {
     return { query, limit, offset }
   })
   return new Hono<AppEnv>()
-    .post(
-      "/",
-      // Served on unconfirmed caches (bearer-check.ts): the create's batch confirms them as it writes.
-      bearer.confirmed(async (c) => {
-        const req = decodeWithCrossRules(CreateMeetingRequest, await readJson(c), createMeetingCrossErrors)
-        return run(c, bookings.create(c.get("principal"), toCreateMeeting(req)), (r) =>
-          r._tag === "Created"
-            ? ok(c, meetingDetailsView(r.meeting), { status: 201, message: "Created" })
-            : ok(c, r.preview, { message: "Draft: nothing was created" }),
-        )
-      }),
-    )
+    .post("/", async (c) => {
+      const req = decodeWithCrossRules(CreateMeetingRequest, await readJson(c), createMeetingCrossErrors)
+      return run(c, bookings.create(c.get("principal"), toCreateMeeting(req)), (r) =>
+        r._tag === "Created"
+          ? ok(c, meetingDetailsView(r.meeting), { status: 201, message: "Created" })
+          : ok(c, r.preview, { message: "Draft: nothing was created" }),
+      )
+    })
     .get("/", (c) => {
       const { query, limit, offset } = listing(c)
       return answers(

@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest"
 import { SlotTaken } from "../../../core/booking/errors.ts"
 import { createBooking } from "../../../core/booking/transitions.ts"
 import { makeCreateBatcher } from "../../../adapters/postgres/create-batcher.ts"
-import { StaleCaches, type UnconfirmedCaches } from "../../../core/ports/read-freshness.ts"
 import type { Db } from "../../../adapters/postgres/database.ts"
 import { success } from "../../core/booking/booking-fixtures.ts"
 
@@ -146,63 +145,5 @@ describe("creates written together (group commit)", () => {
     const batcher = makeCreateBatcher(db, id)
     const results = await Promise.allSettled(["d1", "d2"].map(create).map((c) => batcher.insert(...c.args)))
     expect(results.map((r) => (r.status === "rejected" ? r.reason : r.status))).toEqual([ended, ended])
-  })
-
-  describe("creates served on unconfirmed caches", () => {
-    const unconfirmed = (epoch: bigint): UnconfirmedCaches => ({ epoch, arrivedAt: 0, confirmed: false })
-    /** Every statement's epoch parameter ($7; null: caches confirmed before). */
-    const epochsSent = (answer: Answer) => {
-      const epochs: unknown[] = []
-      const { db } = fakeDb((statement, params) => {
-        if (statement.includes("pg_try_advisory_xact_lock")) epochs.push(params[6])
-        return answer(statement, params)
-      })
-      return { db, epochs }
-    }
-
-    it("go in batches of their own epoch, which the statement checks; written, they are confirmed", async () => {
-      const { db, epochs } = epochsSent(allWritten)
-      const batcher = makeCreateBatcher(db, id)
-      const caches = [unconfirmed(5n), unconfirmed(5n), undefined, unconfirmed(5n)]
-      const creates = ["d1", "d2", "d3", "d4"].map(create)
-      await Promise.all(creates.map((c, i) => batcher.insert(...c.args, caches[i])))
-      // d1 alone (nothing in flight), then d2 and d4 under epoch 5, then d3 confirmed before.
-      expect(epochs).toEqual(["5", "5", null])
-      expect(caches.map((c) => c?.confirmed)).toEqual([true, true, undefined, true])
-    })
-
-    it("a batch whose epoch the database no longer has writes nothing, and each of its creates is served again (StaleCaches)", async () => {
-      const { db, sent } = fakeDb((statement) =>
-        statement.includes("pg_try_advisory_xact_lock") ? [{ written: [], locked: [], wanted: false, stale: true }] : WRITTEN_ALONE,
-      )
-      const batcher = makeCreateBatcher(db, id)
-      const caches = unconfirmed(4n)
-      const result = await batcher.insert(...create("d1").args, caches).then(() => "written", (e: unknown) => e)
-      expect(result).toBeInstanceOf(StaleCaches)
-      expect(caches.confirmed).toBe(false)
-      expect(sent).toEqual([{ batch: true, assets: ["d1"] }])
-    })
-
-    it("one whose asset was busy is written alone once the statement confirmed its epoch; one the statement never checked is not", async () => {
-      const busy = makeCreateBatcher(
-        fakeDb((statement) => (statement.includes("pg_try_advisory_xact_lock") ? [{ written: [], locked: [], wanted: false, stale: false }] : WRITTEN_ALONE)).db,
-        id,
-      )
-      const confirmedByStatement = unconfirmed(3n)
-      expect((await busy.insert(...create("busy").args, confirmedByStatement)).row).toBeDefined()
-      expect(confirmedByStatement.confirmed).toBe(true)
-
-      const refusal = Object.assign(new postgres.PostgresError("poisoned create" as never), { severity: "ERROR", code: "P0001" })
-      const refused = makeCreateBatcher(
-        fakeDb((statement) => {
-          if (statement.includes("pg_try_advisory_xact_lock")) throw refusal
-          return WRITTEN_ALONE
-        }).db,
-        id,
-      )
-      const never = unconfirmed(3n)
-      expect(await refused.insert(...create("d1").args, never).then(() => "written", (e: unknown) => e)).toBeInstanceOf(StaleCaches)
-      expect(await refused.insert(...create("d2").args)).toBeDefined()
-    })
   })
 })
