@@ -313,10 +313,12 @@ export const AssetStorePostgres = Layer.effect(
           else missing.push(id)
         }
         if (missing.length > 0) {
+          // The counter before the read: a project read before a move is not kept under the new one.
+          const readUnder = caches.epoch()
           const loaded = yield* read((q) => projectsById(q, missing))
           for (const [id, p] of loaded) {
             out.set(id, p)
-            yield* Effect.promise(() => projectCache.getOrLoad(id, () => Promise.resolve(p)))
+            projectCache.keep(id, p, readUnder)
           }
         }
         return out as ReadonlyMap<string, Project>

@@ -41,6 +41,8 @@ export interface Caches {
    * per name, created on first use with this bound). Only for reads outside a transaction.
    */
   readonly bySnapshot: <V>(name: string, max: number) => SnapshotMemo<V>
+  /** The counter the caches hold (the last completed read's), undefined before the first. */
+  readonly epoch: () => bigint | undefined
 }
 
 /**
@@ -66,6 +68,11 @@ export interface EpochCache<K, V> {
    * the counter the cache holds) and keeps it unless the counter moved meanwhile.
    */
   readonly getOrLoad: (key: K, load: () => Promise<V | undefined>) => Promise<V | undefined>
+  /**
+   * Keeps a value read by the caller after `Caches.epoch()` returned `readUnder`, unless the
+   * counter moved since (a read of several keys at once: each kept as `getOrLoad` would).
+   */
+  readonly keep: (key: K, value: V, readUnder: bigint | undefined) => void
   /** Every value still held (current, not expired), without counting it as a use. */
   readonly values: () => Iterable<V>
   readonly delete: (key: K) => void
@@ -186,6 +193,9 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
       }
       return e.value
     }
+    const keep = (key: K, value: V, readUnder: bigint | undefined): void => {
+      if (readUnder !== undefined && readUnder === epoch) entries.set(key, { value, until: now() + (options.ttlMs ?? Number.POSITIVE_INFINITY) })
+    }
     const values = function* (): Generator<V> {
       const at = now()
       for (const e of entries.values()) if (e.until > at) yield e.value
@@ -198,10 +208,10 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
         if (hit !== undefined) return hit
         const at = epoch
         const value = await load()
-        if (value !== undefined && at !== undefined && at === epoch)
-          entries.set(key, { value, until: now() + (options.ttlMs ?? Number.POSITIVE_INFINITY) })
+        if (value !== undefined) keep(key, value, at)
         return value
       },
+      keep,
       delete: entries.delete,
       size: entries.size,
     }
@@ -246,7 +256,7 @@ export const makeEpochCaches = (read: () => Promise<EpochRead>, now: () => numbe
   }
   const bySnapshot = <V>(name: string, max: number): SnapshotMemo<V> => named(name, () => makeMemo<V>(max))
   const sizes = () => Object.fromEntries([...byName].map(([name, c]) => [name, c.size()]))
-  return { sync, cache, sizes, snapshot: () => snapshot, bySnapshot }
+  return { sync, cache, sizes, snapshot: () => snapshot, bySnapshot, epoch: () => epoch }
 }
 
 /**

@@ -56,17 +56,24 @@ export const isConnectionLoss = (e: unknown): boolean =>
   driverConnectionLost(e) || hasCode(e, (code) => SOCKET_CODES.has(code) || CONNECTION_EXCEPTION.test(code))
 
 /**
+ * How long to wait before each new attempt at work whose session was lost (a restarted or
+ * terminated backend, a failover): the pool's connections are replaced meanwhile.
+ */
+export const RETRY_DELAYS_MS = [50, 100] as const
+
+/**
  * `read` (a statement safe to repeat: it changes nothing) tried up to three times while its
  * connection is lost, 50 then 100 ms apart: when PostgreSQL ends every session at once, the
  * pool still holds other dead connections for a moment, and an immediate retry meets one.
  */
 export const retryingRead = async <A>(read: () => Promise<A>): Promise<A> => {
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 0; ; attempt++) {
     try {
       return await read()
     } catch (e) {
-      if (attempt === 3 || !isConnectionLoss(e)) throw e
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
+      const delay = RETRY_DELAYS_MS[attempt]
+      if (delay === undefined || !isConnectionLoss(e)) throw e
+      await new Promise((resolve) => setTimeout(resolve, delay))
     }
   }
 }

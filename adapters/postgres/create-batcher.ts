@@ -16,7 +16,7 @@ import {
   type CreateRows,
 } from "./booking-create.ts"
 import { assetLockKey } from "./booking-repo.ts"
-import { backendEnded, retryingRead } from "./connection-loss.ts"
+import { backendEnded, RETRY_DELAYS_MS, retryingRead } from "./connection-loss.ts"
 import type { Db } from "./database.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable, outboxEventsTable } from "./tables/bookings.ts"
 
@@ -71,8 +71,8 @@ interface Queued {
   readonly rows: CreateRows
   readonly resolve: (inserted: InsertedBooking) => void
   readonly reject: (e: unknown) => void
-  /** Already sent in a statement whose session PostgreSQL ended (`recover`): not sent a third time. */
-  readonly resent?: true
+  /** Sent again after a statement whose session PostgreSQL ended did not write it (`recover`): how often. */
+  readonly resent: number
 }
 
 export interface CreateBatcher {
@@ -139,8 +139,8 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
   /**
    * PostgreSQL ended the statement's session (`backendEnded`: a terminated backend, a restart):
    * the statement's transaction is over, committed or not, and a new connection sees which.
-   * Bookings that exist were written (answered as such); the others were not and go into the next
-   * batch, once. If what was stored cannot be read, every create gets the session's error (503).
+   * Bookings that exist were written (answered as such); the others were not and go into a
+   * later batch, at most twice (RETRY_DELAYS_MS). If what was stored cannot be read, every create gets the session's error (503).
    */
   const recover = async (batch: ReadonlyArray<Queued>, e: unknown): Promise<void> => {
     const committed = await committedOf(db, batch.map((q) => q.rows.bookingId)).catch(() => undefined)
@@ -155,9 +155,14 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     const again: Queued[] = []
     for (const q of batch)
       if (committed.has(q.rows.bookingId)) continue
-      else if (q.resent) q.reject(e)
-      else again.push({ ...q, resent: true })
-    queue.unshift(...again)
+      else if (q.resent >= RETRY_DELAYS_MS.length) q.reject(e)
+      else again.push({ ...q, resent: q.resent + 1 })
+    if (again.length === 0) return
+    // After a pause, as a lost read is retried: a failover ends every session at once.
+    setTimeout(() => {
+      queue.unshift(...again)
+      if (!scheduled) flush()
+    }, RETRY_DELAYS_MS[Math.max(...again.map((q) => q.resent)) - 1])
   }
 
   const send = async (batch: ReadonlyArray<Queued>): Promise<void> => {
@@ -199,7 +204,7 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
   return {
     insert: (created, occurrences, extras, ticks) =>
       new Promise<InsertedBooking>((resolve, reject) => {
-        queue.push({ rows: rowsOf(newId, created, occurrences, extras, ticks), resolve, reject })
+        queue.push({ rows: rowsOf(newId, created, occurrences, extras, ticks), resolve, reject, resent: 0 })
         if (scheduled || inFlight >= inFlightLimit) return
         if (inFlight === 0) return flush()
         scheduled = true

@@ -118,6 +118,45 @@ describe("caches across processes on one PostgreSQL database", () => {
     expect(cancelled?.status ?? "gone").not.toBe(made.body.data.status)
   })
 
+  /** POST /meetings on B with this token; the status and how many bookings now carry the title. */
+  const createOnB = async (bearer: string, title: string, day: number, extra: Record<string, unknown> = {}) => {
+    const res = await b.app.request("/meetings", {
+      method: "POST",
+      headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+      body: JSON.stringify({ meetingRoomId: orchid, title, startDateTime: at(day, "14:00"), endDateTime: at(day, "15:00"), ...extra }),
+    })
+    const [{ n }] = await sql<[{ n: number }]>`select count(*)::int as n from bookings where title = ${title}`
+    return { status: res.status, body: (await res.json()) as any, written: n }
+  }
+
+  // The create's rows come from the caches (token, app, room): they follow a change made elsewhere too.
+  it("a create on one process with a token another process revoked is refused, and nothing is written", async () => {
+    await a.applyManifest(bookingManifest())
+    const own = await a.tokenFor(APP.appId, APP.appSecret)
+    // B keeps the token and its caches (a first create, answered).
+    expect((await createOnB(own, "kept token", 5)).status).toBe(201)
+    await sql`update tokens set revoked_at = now() where token_hash = encode(sha256(${own}::bytea), 'hex')`
+    const free = await createOnB(own, "after revocation", 6)
+    expect(free.status).toBe(401)
+    expect(free.body.code).toBe("SV002")
+    expect(free.written).toBe(0)
+    // Nor a draft, nor a body the create refuses: the refusal of the token comes first.
+    expect((await createOnB(own, "draft after revocation", 6, { draft: true })).status).toBe(401)
+    expect((await createOnB(own, "bad after revocation", 6, { endDateTime: "soon" })).status).toBe(401)
+  })
+
+  it("a create whose caches another process moved is served again and written once", async () => {
+    expect((await createOnB(token, "before the move", 7)).status).toBe(201)
+    await sql`update cache_epoch set value = value + 1 where id = 1`
+    const moved = await createOnB(token, "after the move", 8)
+    expect(moved.status).toBe(201)
+    expect(moved.written).toBe(1)
+    // Its slot is taken now: the next create of it on B is a 409, not a second booking.
+    const again = await createOnB(token, "after the move", 8)
+    expect(again.status).toBe(409)
+    expect(again.written).toBe(1)
+  })
+
   it("an access token revoked by another process is refused at once", async () => {
     expect((await onB("GET", "/meetings")).status).not.toBe(401)
     await sql`update tokens set revoked_at = now() where kind = 'access'`
