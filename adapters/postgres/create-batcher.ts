@@ -175,9 +175,9 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
       if (refused(e)) alone(batch)
       else if (backendEnded(e)) await recover(batch, e)
       else for (const q of batch) q.reject(e)
-      return undefined
+      return null
     })
-    if (answer === undefined) return
+    if (answer === null) return
     const written = new Set(answer.written)
     const locked = new Set(answer.locked)
     wakeWorkers(db, rows.filter((r) => written.has(r.bookingId)), answer.wanted)
@@ -194,10 +194,16 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     while (inFlight < inFlightLimit && queue.length > 0) {
       const batch = queue.splice(0, maxBatch)
       inFlight++
-      void send(batch).finally(() => {
-        inFlight--
-        if (queue.length > 0 && !scheduled) flush()
-      })
+      // A fault in the bookkeeping after the answer fails the creates it had not answered yet
+      // (a 500), rather than leaving them waiting for ever.
+      void send(batch)
+        .catch((e: unknown) => {
+          for (const q of batch) q.reject(e)
+        })
+        .finally(() => {
+          inFlight--
+          if (queue.length > 0 && !scheduled) flush()
+        })
     }
   }
 

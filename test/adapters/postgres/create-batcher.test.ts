@@ -101,6 +101,12 @@ describe("creates written together (group commit)", () => {
     expect(sent.filter((s) => !s.batch).map((s) => s.assets[0])).toEqual(["d1", "d2", "poison", "d4"])
   })
 
+  it("a batch statement answered with no row fails its creates instead of leaving them waiting", async () => {
+    const batcher = makeCreateBatcher(fakeDb((statement) => (statement.includes("pg_try_advisory_xact_lock") ? [] : WRITTEN_ALONE)).db, id)
+    const results = await Promise.allSettled(["d1", "d2"].map(create).map((c) => batcher.insert(...c.args)))
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"])
+  })
+
   it("a lost connection fails every create of its batch and retries none (the commit's answer may be what was lost)", async () => {
     const lost = Object.assign(new Error("write EPIPE"), { code: "EPIPE" })
     const { db, sent } = fakeDb(() => {
