@@ -140,7 +140,8 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
    * PostgreSQL ended the statement's session (`backendEnded`: a terminated backend, a restart):
    * the statement's transaction is over, committed or not, and a new connection sees which.
    * Bookings that exist were written (answered as such); the others were not and go into a
-   * later batch, at most twice (RETRY_DELAYS_MS). If what was stored cannot be read, every create gets the session's error (503).
+   * later batch, at most twice, after RETRY_DELAYS_MS. If what was stored cannot be read, every
+   * create gets the session's error (503).
    */
   const recover = async (batch: ReadonlyArray<Queued>, e: unknown): Promise<void> => {
     const committed = await committedOf(db, batch.map((q) => q.rows.bookingId)).catch(() => undefined)
@@ -161,7 +162,7 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     // After a pause, as a lost read is retried: a failover ends every session at once.
     setTimeout(() => {
       queue.unshift(...again)
-      if (!scheduled) flush()
+      resume()
     }, RETRY_DELAYS_MS[Math.max(...again.map((q) => q.resent)) - 1])
   }
 
@@ -189,6 +190,11 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
     alone(busy)
   }
 
+  /** Queued creates leave now unless a flush is already planned for the end of this turn. */
+  const resume = (): void => {
+    if (queue.length > 0 && !scheduled) flush()
+  }
+
   const flush = (): void => {
     scheduled = false
     while (inFlight < inFlightLimit && queue.length > 0) {
@@ -202,7 +208,7 @@ export const makeCreateBatcher = (db: Db, newId: () => string, inFlightLimit = 2
         })
         .finally(() => {
           inFlight--
-          if (queue.length > 0 && !scheduled) flush()
+          resume()
         })
     }
   }
