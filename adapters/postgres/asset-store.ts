@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, ilike, inArray, lt, or, sql, type SQL, type SQLWrapper } from "drizzle-orm"
+import { and, asc, eq, gt, gte, ilike, inArray, lt, notInArray, or, sql, type SQL, type SQLWrapper } from "drizzle-orm"
 import { Effect, Layer, Result } from "effect"
 import { decodeAssetConfig, resolveMeetingConfig, type AssetConfig } from "../../core/booking/asset-config.ts"
 import {
@@ -16,6 +16,7 @@ import { NotFound } from "../../core/shared/errors.ts"
 import { EpochCaches, readBySnapshot } from "./cache-epoch.ts"
 import type { Queryable } from "./database.ts"
 import { desksTable, projectsTable, roomsTable } from "./schema.ts"
+import { overlapParts } from "./slot-window.ts"
 import { bookingSlotsTable } from "./tables/bookings.ts"
 import { read as readDb, SqlDatabase } from "./unit-of-work.ts"
 
@@ -225,15 +226,21 @@ const hasExactDeskFilters = (f: DeskFilter) =>
 
 /**
  * Ids of the project's rooms or desks with no live slot overlapping [start, end): one
- * statement (an anti join over booking_slots_asset_end_idx, as the listings always did), and
- * only ids travel back; the records come from the cache.
+ * statement, the project's live slots in the window read once (index-only, slot-window.ts's two
+ * parts) and the assets not among them; only ids travel back, the records come from the cache.
  */
 const freeAssets = async (q: Queryable, kind: AssetKind, projectId: string, start: number, end: number): Promise<ReadonlySet<string>> => {
   const table = kind === "room" ? roomsTable : desksTable
+  const busyIn = (part: SQL) =>
+    q
+      .select({ assetId: bookingSlotsTable.assetId })
+      .from(bookingSlotsTable)
+      .where(and(eq(bookingSlotsTable.projectId, projectId), inArray(bookingSlotsTable.status, [...LIVE_STATUSES]), part))
+  const [short, long] = overlapParts(timestamp(start), timestamp(end))
   const rows = await q
     .select({ id: table.id })
     .from(table)
-    .where(and(eq(table.projectId, projectId), sql`not ${liveOverlap(table.id, timestamp(start), timestamp(end))}`))
+    .where(and(eq(table.projectId, projectId), notInArray(table.id, busyIn(short).unionAll(busyIn(long)))))
   return new Set(rows.map((r) => r.id))
 }
 

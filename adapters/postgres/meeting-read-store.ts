@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, lt, or, sql, type SQL } from "drizzle-orm"
+import { and, asc, eq, inArray, or, sql, type SQL } from "drizzle-orm"
 import { Effect, Layer, Option } from "effect"
 import type { HistoryRecord, MeetingRecord, PaymentRecord, SlotRecord } from "../../core/booking/meeting-records.ts"
 import { MeetingReadStore, type MeetingFilter, type MeetingListRow } from "../../core/ports/meeting-read-store.ts"
@@ -9,40 +9,46 @@ import { keptQuery, param } from "./kept-query.ts"
 import { paymentRecordsOf } from "./payment-store.ts"
 import { paymentsTable } from "./tables/payments.ts"
 import { EpochCaches, readBySnapshot } from "./cache-epoch.ts"
+import { LONG, overlapParts, SHORT, windowPage, type SlotPart } from "./slot-window.ts"
 import { read, SqlDatabase } from "./unit-of-work.ts"
 
 type BookingRow = typeof bookingsTable.$inferSelect
 type SlotRow = typeof bookingSlotsTable.$inferSelect
 
 /**
- * The window over the slots alone: projects, [from, to), optionally statuses. One project is
- * `project_id = $1`, not `= any($1)`: only the equality lets the planner read the page from
- * booking_slots_project_start_idx in start order (with an array it sorts the whole window).
+ * The window over the slots alone: projects, [from, to) as one part of slot-window.ts's split
+ * (SHORT or LONG), optionally statuses. One project is `project_id = $1`, not `= any($1)`: only
+ * the equality lets the planner read the page from booking_slots_project_start_idx in start
+ * order (with an array it sorts the whole window).
  */
 interface WindowShape {
   readonly manyProjects: boolean
   readonly withStatuses: boolean
 }
 
-const slotWindow = ({ manyProjects, withStatuses }: WindowShape) =>
+const slotWindow = ({ manyProjects, withStatuses }: WindowShape, part: SlotPart) =>
   and(
     manyProjects
       ? sql`${bookingSlotsTable.projectId} = any(${param("projectIds")})`
       : eq(bookingSlotsTable.projectId, param("projectId")),
-    lt(bookingSlotsTable.startAt, param("to")),
-    gt(bookingSlotsTable.endAt, param("from")),
+    overlapParts(param("from"), param("to"))[part],
     withStatuses ? sql`${bookingSlotsTable.status} = any(${param("statuses")})` : undefined,
   )
 
-const SLOT_ORDER = [asc(bookingSlotsTable.startAt), asc(bookingSlotsTable.bookingId), asc(bookingSlotsTable.occurrenceIndex)]
+/** The window's SHORT and LONG slots counted in one statement (index-only scans). */
+const slotCounts = (w: WindowShape) =>
+  keptQuery((q) => {
+    const partOf = (part: SlotPart) =>
+      q.select({ part: sql<number>`${sql.raw(String(part))}`.as("part") }).from(bookingSlotsTable).where(slotWindow(w, part))
+    return q
+      .select({
+        short: sql<number>`(count(*) filter (where part = ${sql.raw(String(SHORT))}))::int`,
+        long: sql<number>`(count(*) filter (where part = ${sql.raw(String(LONG))}))::int`,
+      })
+      .from(partOf(SHORT).unionAll(partOf(LONG)).as("w"))
+  })
 
-const slotCount = (w: WindowShape) =>
-  keptQuery((q) =>
-    q
-      .select({ n: sql<number>`count(*)::int` })
-      .from(bookingSlotsTable)
-      .where(slotWindow(w)),
-  )
+const SLOT_ORDER = [asc(bookingSlotsTable.startAt), asc(bookingSlotsTable.bookingId), asc(bookingSlotsTable.occurrenceIndex)]
 
 // What a Meeting shows of its booking and slot (MeetingRecord, SlotRecord): the page reads
 // these columns only, not the booking's 29 (row decoding was the top of the listing's profile).
@@ -82,12 +88,12 @@ const SLOT_SHOWN = {
  * array, and whether it has payments (bookings mostly have none: those are read after, only
  * for the bookings that have any).
  */
-const slotPage = (w: WindowShape) =>
+const slotPage = (w: WindowShape, part: SlotPart) =>
   keptQuery((q) => {
     const page = q
       .select({ id: sql<string>`${bookingSlotsTable.id}`.as("page_slot_id") })
       .from(bookingSlotsTable)
-      .where(slotWindow(w))
+      .where(slotWindow(w, part))
       .orderBy(...SLOT_ORDER)
       .limit(param("limit"))
       .offset(param("offset"))
@@ -111,7 +117,7 @@ const parseHistories = (json: string): HistoryRecord[] =>
     (h) => ({ action: h.action, at: new Date(h.at), by: h.by, data: h.data }),
   )
 
-const windowOf = (w: WindowShape) => ({ count: slotCount(w), page: slotPage(w) })
+const windowOf = (w: WindowShape) => ({ counts: slotCounts(w), pages: [slotPage(w, SHORT), slotPage(w, LONG)] as const })
 
 /**
  * The listing's statements, one per window shape (kept queries: written once, with constant
@@ -153,12 +159,9 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
   if (f.projectIds.length === 0) return { rows: [], total: 0 }
   // The slot carries its own project: filtering it (not the booking's) lets the window come
   // from booking_slots_project_start_idx in start order, so the page stops after a page.
-  const slotConditions: SQL[] = [
-    inArray(bookingSlotsTable.projectId, [...f.projectIds]),
-    lt(bookingSlotsTable.startAt, new Date(f.to)),
-    gt(bookingSlotsTable.endAt, new Date(f.from)),
-  ]
-  if (f.statuses && f.statuses.length > 0) slotConditions.push(inArray(bookingSlotsTable.status, [...f.statuses]))
+  const slotScope: SQL[] = [inArray(bookingSlotsTable.projectId, [...f.projectIds])]
+  if (f.statuses && f.statuses.length > 0) slotScope.push(inArray(bookingSlotsTable.status, [...f.statuses]))
+  const parts = overlapParts(sql`${new Date(f.from).toISOString()}`, sql`${new Date(f.to).toISOString()}`)
   const bookingConditions: SQL[] = []
   if (f.roomIds !== undefined || f.deskIds !== undefined) {
     const assets: SQL[] = []
@@ -197,39 +200,45 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
       to: new Date(f.to).toISOString(),
       ...(withStatuses ? { statuses: [...f.statuses!] } : {}),
     }
-    const [[count], page] = await Promise.all([
-      shaped.count(q, window),
-      f.limit === 0 ? Promise.resolve([]) : shaped.page(q, { ...window, limit: f.limit, offset: f.offset }),
-    ])
+    const { rows: page, total: all } = await windowPage(
+      shaped.counts(q, window).then(([c]) => ({ short: Number(c?.short ?? 0), long: Number(c?.long ?? 0) })),
+      (part, limit, offset) => shaped.pages[part](q, { ...window, limit, offset }),
+      f.limit,
+      f.offset,
+    )
     const paying = [...new Set(page.filter((r) => r.hasPayments === 1).map((r) => r.booking.id))]
     const payments = await paymentRecordsOf(q, paying)
     // Rows of one series share its histories: parsed once per booking.
     const histories = new Map<string, HistoryRecord[]>()
     for (const r of page) if (!histories.has(r.booking.id)) histories.set(r.booking.id, parseHistories(r.histories))
     pairs = page.map(({ booking, slot }) => ({ booking, slot }))
-    total = Number(count?.n ?? 0)
+    total = all
     records = { histories, payments }
   } else {
-    const where = and(...slotConditions, ...bookingConditions)
-    const [[count], rows] = await Promise.all([
+    const where = (part: SlotPart) => and(...slotScope, parts[part], ...bookingConditions)
+    const countOf = (part: SlotPart) =>
       q
         .select({ n: sql<number>`count(*)::int` })
         .from(bookingSlotsTable)
         .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
-        .where(where),
-      f.limit === 0
-        ? Promise.resolve([] as Array<{ booking: BookingRow; slot: SlotRow }>)
-        : q
-            .select({ booking: bookingsTable, slot: bookingSlotsTable })
-            .from(bookingSlotsTable)
-            .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
-            .where(where)
-            .orderBy(...order)
-            .limit(f.limit)
-            .offset(f.offset),
-    ])
-    pairs = rows
-    total = Number(count?.n ?? 0)
+        .where(where(part))
+        .then(([c]) => Number(c?.n ?? 0))
+    const { rows, total: all } = await windowPage(
+      Promise.all([countOf(SHORT), countOf(LONG)]).then(([short, long]) => ({ short, long })),
+      (part, limit, offset) =>
+        q
+          .select({ booking: bookingsTable, slot: bookingSlotsTable })
+          .from(bookingSlotsTable)
+          .innerJoin(bookingsTable, eq(bookingsTable.id, bookingSlotsTable.bookingId))
+          .where(where(part))
+          .orderBy(...order)
+          .limit(limit)
+          .offset(offset),
+      f.limit,
+      f.offset,
+    )
+    pairs = [...rows]
+    total = all
     records = await recordsOf(
       q,
       rows.map((r) => r.booking.id),

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm"
 import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core"
 import type { Attendee, CheckIn, Organizer } from "../../../core/booking/state.ts"
 import type { PriceSummary } from "../../../core/booking/pricing.ts"
@@ -82,7 +83,10 @@ export const bookingSlotsTable = pgTable(
   },
   (t) => [
     index("booking_slots_booking_idx").on(t.bookingId, t.occurrenceIndex),
+    // Both also INCLUDE (end_at, status, asset_id) (migration 0017: Drizzle cannot say it), for
+    // the index-only window reads of slot-window.ts.
     index("booking_slots_project_start_idx").on(t.projectId, t.startAt),
+    index("booking_slots_project_long_idx").on(t.projectId, t.startAt).where(sql`${t.endAt} - ${t.startAt} > interval '24 hours'`),
   ],
 )
 

@@ -137,8 +137,8 @@ export const actAsToken = async (h: Pick<Harness, "request">, externalUserId: st
   return res.body.access_token
 }
 
-export const setUpWorld = async (h: Harness): Promise<BookingWorld> => {
-  const ids = await h.applyManifest(bookingManifest())
+export const setUpWorld = async (h: Harness, manifest: Manifest = bookingManifest()): Promise<BookingWorld> => {
+  const ids = await h.applyManifest(manifest)
   return {
     ids,
     hq: ids.projects.hq,
