@@ -473,6 +473,35 @@ const main = async () => {
         })
         print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours} | ${rows.at(-1)!.limit}`)
       }
+      // Reads while bookings are made (the Monday 08:59 of issue 13): every commit changes the
+      // database snapshot, so no kept answer serves and each read is computed. 8 clients create
+      // (free slots, 75 days out) while 8 read; against the same read alone in this run.
+      if (sizes.length === 1)
+        for (const [name, path] of reads.slice(1)) {
+          let i = 0
+          const freeBody = () => {
+            const n = i++
+            const start = day0 + (75 + Math.floor(n / (DESKS * 95))) * 24 * HOUR + quarter(Math.floor(n / DESKS) % 95) * 15 * 60_000
+            return { deskId: desks[n % DESKS], title: "while reading", startDateTime: iso(start), endDateTime: iso(start + 15 * 60_000) }
+          }
+          const [[creates, reading], mem] = await withPeakRss(pid, () =>
+            Promise.all([
+              load(`${base}/meetings`, { connections: 8, method: "POST", token, body: freeBody }),
+              load(base + path, { connections: 8, token }),
+            ]),
+          )
+          const alone = results[name] as { ours: Load } | undefined
+          results[`${name} while creating`] = { reads: reading, creates, peakRssMb: mem }
+          const other = Object.entries(creates.statuses).filter(([k]) => k !== "201").map(([k, n]) => `${n} x ${k}`).join(", ")
+          rows.push({
+            name: `${name}, 8 clients, while 8 clients create (${creates.statuses["201"] ?? 0} x 201${other ? `, ${other}` : ""})`,
+            ours: `${reading.reqPerSec} req/s p99 ${reading.p99} ms, beside ${creates.reqPerSec} creates/s p99 ${creates.p99} ms`,
+            limit: alone ? `the read alone (16 clients, above): ${alone.ours.reqPerSec} req/s` : "-",
+            ratio: alone ? `req/s ${(reading.reqPerSec / Math.max(1, alone.ours.reqPerSec)).toFixed(2)} of alone` : "-",
+            memoryMb: mem,
+          })
+          print(`bench: ${rows.at(-1)!.name}: ${rows.at(-1)!.ours}`)
+        }
     }
     // Contended: 64 clients, one slot, 192 requests (3 each): exactly one 201. Kept small: every
     // lost race waits on the winner inside the exclusion check, and ties resolve by deadlock_timeout.
