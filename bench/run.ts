@@ -476,11 +476,11 @@ const main = async () => {
       // Reads while bookings are made (the Monday 08:59 of issue 13): every commit changes the
       // database snapshot, so no kept answer serves and each read is computed. 8 clients create
       // (free slots, 75 days out) while 8 read; against the same read alone in this run.
+      let made = 0 // across both reads: every create takes a slot no earlier one took
       if (sizes.length === 1)
         for (const [name, path] of reads.slice(1)) {
-          let i = 0
           const freeBody = () => {
-            const n = i++
+            const n = made++
             const start = day0 + (75 + Math.floor(n / (DESKS * 95))) * 24 * HOUR + quarter(Math.floor(n / DESKS) % 95) * 15 * 60_000
             return { deskId: desks[n % DESKS], title: "while reading", startDateTime: iso(start), endDateTime: iso(start + 15 * 60_000) }
           }
