@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, ilike, inArray, lt, notInArray, or, sql, type SQL, type SQLWrapper } from "drizzle-orm"
+import { and, asc, eq, gt, gte, ilike, inArray, lt, notExists, or, sql, type SQL, type SQLWrapper } from "drizzle-orm"
 import { Effect, Layer, Result } from "effect"
 import { decodeAssetConfig, resolveMeetingConfig, type AssetConfig } from "../../core/booking/asset-config.ts"
 import {
@@ -237,10 +237,13 @@ const freeAssets = async (q: Queryable, kind: AssetKind, projectId: string, star
       .from(bookingSlotsTable)
       .where(and(eq(bookingSlotsTable.projectId, projectId), inArray(bookingSlotsTable.status, [...LIVE_STATUSES]), part))
   const [short, long] = overlapParts(timestamp(start), timestamp(end))
+  // NOT EXISTS, not NOT IN: a NOT IN whose busy list outgrows work_mem (a window of months) is
+  // planned as a scan of the whole list per asset; the anti join stays a hash or merge join.
+  const busy = busyIn(short).unionAll(busyIn(long)).as("busy")
   const rows = await q
     .select({ id: table.id })
     .from(table)
-    .where(and(eq(table.projectId, projectId), notInArray(table.id, busyIn(short).unionAll(busyIn(long)))))
+    .where(and(eq(table.projectId, projectId), notExists(q.select({ one: sql`1` }).from(busy).where(eq(busy.assetId, table.id)))))
   return new Set(rows.map((r) => r.id))
 }
 
