@@ -152,6 +152,13 @@ describe("ISO 8601 request date-times (spec convention 3)", () => {
     expect(Result.isFailure(parseOffsetDateTime("2025-01-06"))).toBe(true)
   })
 
+  it("rejects an instant outside the years 0001-9999 in UTC, which an offset can reach from a valid wall time", () => {
+    for (const bad of ["0001-01-01T00:00+01:00", "0000-06-01T00:00:00Z", "9999-12-31T23:30-01:00"])
+      expect(Result.isFailure(parseOffsetDateTime(bad)), bad).toBe(true)
+    expect(parseOffsetDateTime("0001-01-01T00:00:00Z")).toEqual(Result.succeed(new Date("0001-01-01T00:00:00Z").getTime()))
+    expect(parseOffsetDateTime("9999-12-31T23:59:00Z")).toEqual(Result.succeed(new Date("9999-12-31T23:59:00Z").getTime()))
+  })
+
   it("rejects impossible dates, times and offsets", () => {
     for (const bad of [
       "2025-02-29T09:00:00Z",

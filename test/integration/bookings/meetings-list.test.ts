@@ -45,6 +45,21 @@ describe.each(ENGINES)("GET /meetings on %s", (engine) => {
     expect((await h.request("GET", `/meetings?${qs({ from: at(3, "00:00"), to: at(2, "00:00") })}`, { token: w.app })).status).toBe(400)
   })
 
+  it("a date-time an offset carries outside the years 0001-9999 in UTC is 400 SV001, on every read that takes one", async () => {
+    const early = "0001-01-01T00:00+01:00"
+    const late = "9999-12-31T23:30-01:00"
+    for (const path of [
+      `/meetings?${qs({ from: early, to: at(3, "00:00") })}`,
+      `/meetings?${qs({ from: at(2, "00:00"), to: late })}`,
+      `/meeting-rooms?${qs({ projectId: w.hq.id, startDateTime: early, endDateTime: at(3, "00:00") })}`,
+      `/desks?${qs({ projectId: w.hq.id, startDateTime: at(2, "00:00"), endDateTime: late })}`,
+    ]) {
+      const res = await h.request("GET", path, { token: w.app })
+      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(400)
+      expect(res.body.code).toBe("SV001")
+    }
+  })
+
   it("lists every booking overlapping [from, to) in start order, with meta", async () => {
     const body = await list({})
     expect(idsOf(body)).toEqual([ids.d, ids.a, ids.b, ids.c])
