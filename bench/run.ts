@@ -112,6 +112,10 @@ const load = async (
   }
 }
 
+/** The statuses of a create load other than 201, as "n x status, ..." ("" when all were 201). */
+const otherStatuses = (statuses: Record<string, number>): string =>
+  Object.entries(statuses).filter(([k]) => k !== "201").map(([k, n]) => `${n} x ${k}`).join(", ")
+
 /** A window of a load: Keyspace and its limit alternate in windows of this many seconds. */
 const HALF = Math.max(1, Math.ceil(DURATION / 2))
 
@@ -367,6 +371,15 @@ const main = async () => {
       return [start, start + 15 * 60_000]
     }
     const iso = (ms: number) => new Date(ms).toISOString()
+    /** Free 15-minute desk slots from `days` out, in order, never one twice: desk n % DESKS, then the next quarter, then the next day. */
+    const orderedSlots = (days: number, title: string) => {
+      let n = 0
+      return () => {
+        const i = n++
+        const start = day0 + (days + Math.floor(i / (DESKS * 95))) * 24 * HOUR + quarter(Math.floor(i / DESKS) % 95) * 15 * 60_000
+        return { deskId: desks[i % DESKS], title, startDateTime: iso(start), endDateTime: iso(start + 15 * 60_000) }
+      }
+    }
     // Drawn without replacement: two random draws of one desk's slot (about 3 in the ~20,000
     // creates of a run, by the birthday bound) would be a real conflict answered 409, not a
     // free slot.
@@ -465,7 +478,7 @@ const main = async () => {
           tps: Math.round(meanOf(limits, (l) => l.tps)),
           latencyAvgMs: Math.round(1000 * meanOf(limits, (l) => l.latencyAvgMs)) / 1000,
         }
-        const other = Object.entries(ours.statuses).filter(([k]) => k !== "201").map(([k, n]) => `${n} x ${k}`).join(", ")
+        const other = otherStatuses(ours.statuses)
         results[`create c${c}${tag}`] = { ours, pgbench: limit, peakRssMb: mem }
         rows.push({
           name: `POST /meetings, random free slots, c=${c}${tag} (${ours.statuses["201"] ?? 0} x 201${other ? `, ${other}` : ""})`,
@@ -479,14 +492,9 @@ const main = async () => {
       // Reads while bookings are made (the Monday 08:59 of issue 13): every commit changes the
       // database snapshot, so no kept answer serves and each read is computed. 8 clients create
       // (free slots, 75 days out) while 8 read; against the same read alone in this run.
-      let made = 0 // across both reads: every create takes a slot no earlier one took
+      const freeBody = orderedSlots(75, "while reading") // one for both reads: no slot taken twice
       if (sizes.length === 1)
         for (const [name, path] of reads.slice(1)) {
-          const freeBody = () => {
-            const n = made++
-            const start = day0 + (75 + Math.floor(n / (DESKS * 95))) * 24 * HOUR + quarter(Math.floor(n / DESKS) % 95) * 15 * 60_000
-            return { deskId: desks[n % DESKS], title: "while reading", startDateTime: iso(start), endDateTime: iso(start + 15 * 60_000) }
-          }
           const [[creates, reading], mem] = await withPeakRss(pid, () =>
             Promise.all([
               load(`${base}/meetings`, { connections: 8, method: "POST", token, body: freeBody }),
@@ -495,7 +503,7 @@ const main = async () => {
           )
           const alone = results[name] as { ours: Load } | undefined
           results[`${name} while creating`] = { reads: reading, creates, peakRssMb: mem }
-          const other = Object.entries(creates.statuses).filter(([k]) => k !== "201").map(([k, n]) => `${n} x ${k}`).join(", ")
+          const other = otherStatuses(creates.statuses)
           rows.push({
             name: `${name}, 8 clients, while 8 clients create (${creates.statuses["201"] ?? 0} x 201${other ? `, ${other}` : ""})`,
             ours: `${reading.reqPerSec} req/s p99 ${reading.p99} ms, beside ${creates.reqPerSec} creates/s p99 ${creates.p99} ms`,
@@ -528,17 +536,12 @@ const main = async () => {
     // i % 10,000 at the (i / 10,000)-th quarter of a day 65 days out: every slot is free.
     {
       const total = args["load-100k"] ? 100_000 : 10_000
-      let i = 0
-      const bulkBody = () => {
-        const n = i++
-        const start = day0 + 65 * 24 * HOUR + quarter(Math.floor(n / DESKS) % 95) * 15 * 60_000 + Math.floor(n / (DESKS * 95)) * 24 * HOUR
-        return { deskId: desks[n % DESKS], title: "bulk", startDateTime: iso(start), endDateTime: iso(start + 15 * 60_000) }
-      }
+      const bulkBody = orderedSlots(65, "bulk")
       const t0 = performance.now()
       const [ours, mem] = await withPeakRss(server!.pid!, () => withCpu(server!.pid!, () => load(`${base}/meetings`, { connections: 64, amount: total, method: "POST", token, body: bulkBody })))
       const seconds = (performance.now() - t0) / 1000
       const for100k = (seconds * 100_000) / total
-      const other = Object.entries(ours.statuses).filter(([k]) => k !== "201").map(([k, n]) => `${n} x ${k}`).join(", ")
+      const other = otherStatuses(ours.statuses)
       results.load = { bookings: total, seconds, extrapolatedSecondsFor100k: for100k, ours, peakRssMb: mem }
       rows.push({
         name: `loading ${total.toLocaleString("en")} bookings through the API, 64 connections (${ours.statuses["201"] ?? 0} x 201${other ? `, ${other}` : ""})`,

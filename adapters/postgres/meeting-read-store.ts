@@ -12,9 +12,6 @@ import { EpochCaches, readBySnapshot } from "./cache-epoch.ts"
 import { LONG, overlapParts, SHORT, windowPage, type SlotPart } from "./slot-window.ts"
 import { read, SqlDatabase } from "./unit-of-work.ts"
 
-type BookingRow = typeof bookingsTable.$inferSelect
-type SlotRow = typeof bookingSlotsTable.$inferSelect
-
 /**
  * The window over the slots alone: projects, [from, to) as one part of slot-window.ts's split
  * (SHORT or LONG), optionally statuses. One project is `project_id = $1`, not `= any($1)`: only
@@ -161,7 +158,6 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
   // from booking_slots_project_start_idx in start order, so the page stops after a page.
   const slotScope: SQL[] = [inArray(bookingSlotsTable.projectId, [...f.projectIds])]
   if (f.statuses && f.statuses.length > 0) slotScope.push(inArray(bookingSlotsTable.status, [...f.statuses]))
-  const parts = overlapParts(sql`${new Date(f.from).toISOString()}`, sql`${new Date(f.to).toISOString()}`)
   const bookingConditions: SQL[] = []
   if (f.roomIds !== undefined || f.deskIds !== undefined) {
     const assets: SQL[] = []
@@ -185,7 +181,7 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
   if (f.assetType !== undefined) bookingConditions.push(eq(bookingsTable.assetKind, f.assetType))
   const order = SLOT_ORDER
 
-  let pairs: Array<{ booking: MeetingRecord; slot: SlotRecord }>
+  let pairs: ReadonlyArray<{ booking: MeetingRecord; slot: SlotRecord }>
   let total: number
   let records: Awaited<ReturnType<typeof recordsOf>>
   if (bookingConditions.length === 0) {
@@ -215,6 +211,7 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
     total = all
     records = { histories, payments }
   } else {
+    const parts = overlapParts(sql`${new Date(f.from).toISOString()}`, sql`${new Date(f.to).toISOString()}`)
     const where = (part: SlotPart) => and(...slotScope, parts[part], ...bookingConditions)
     const countOf = (part: SlotPart) =>
       q
@@ -237,7 +234,7 @@ const list = async (q: Queryable, f: MeetingFilter): Promise<{ rows: MeetingList
       f.limit,
       f.offset,
     )
-    pairs = [...rows]
+    pairs = rows
     total = all
     records = await recordsOf(
       q,
