@@ -8,15 +8,23 @@ import { ManifestStore } from "../../core/ports/manifest-store.ts"
 import { RateLimiter } from "../../core/ports/rate-limiter.ts"
 import { Secrets } from "../../core/ports/secrets.ts"
 import { TokenStore } from "../../core/ports/token-store.ts"
-import { RateLimited } from "../../core/shared/errors.ts"
+import { RateLimited, StateConflict } from "../../core/shared/errors.ts"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
 import { emptyProjectIds, type ManifestIds, type ProjectIds } from "../../core/tenancy/manifest-ids.ts"
 import { AppConfig } from "../config/config.ts"
 import type { AssetRecord } from "../../core/booking/asset.ts"
 import { ASSETS_TABLE, emptyAssetTables, type AssetTables } from "./asset-store.ts"
 import { directoryTable } from "./directory-store.ts"
-import { memberTable, membershipKey, tenancyTable, tokenTable, type ProvisionedApp } from "./member-tables.ts"
+import { memberTable, membershipKey, tenancyTable, tokenTable, type MemberRows, type ProvisionedApp } from "./member-tables.ts"
 import { MemoryDb, requireTx } from "./memory-db.ts"
+
+/** The identity key two users (or two members of one project) would hold, as PostgreSQL's unique indexes see it. */
+const heldTwice = (rows: MemberRows): "phone" | "employeeId" | undefined => {
+  const phones = [...rows.users.values()].flatMap((u) => (u.profile.phone === undefined ? [] : [u.profile.phone]))
+  if (new Set(phones).size !== phones.length) return "phone"
+  const employees = [...rows.memberships.values()].flatMap((m) => (m.employeeId === null ? [] : [`${m.projectId} ${m.employeeId}`]))
+  return new Set(employees).size !== employees.length ? "employeeId" : undefined
+}
 
 const NO_EQUIPMENT = { camera: false, display: false, mic: false, projector: false, speaker: false }
 
@@ -177,6 +185,9 @@ export const ManifestStoreMemory = Layer.effect(
           rows = { ...rows, users, memberships: new Map(rows.memberships).set(key, membership), links }
         }
       }
+      const taken = heldTwice(rows)
+      if (taken !== undefined)
+        return yield* new StateConflict({ reason: `a manifest user's ${taken} is already held by another user` })
       members.set(rows)
       tenancy.set({ ids: out, projects, apps })
       writeAssets(m, out)

@@ -5,9 +5,10 @@ import { Clock } from "../../core/ports/clock.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { ManifestStore } from "../../core/ports/manifest-store.ts"
 import { Secrets } from "../../core/ports/secrets.ts"
+import { StateConflict } from "../../core/shared/errors.ts"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
 import { emptyProjectIds, type ManifestIds, type ProjectIds } from "../../core/tenancy/manifest-ids.ts"
-import { execute, type Queryable, type Tx } from "./database.ts"
+import { execute, PG_UNIQUE_VIOLATION, pgErrorOf, type Queryable, type Tx } from "./database.ts"
 import {
   accessGroupsTable,
   appLinksTable,
@@ -26,7 +27,8 @@ import {
   webhooksTable,
   zonesTable,
 } from "./schema.ts"
-import { read, SqlDatabase, write } from "./unit-of-work.ts"
+import { CONFLICT_KEY_OF_CONSTRAINT } from "./member-races.ts"
+import { inTx, read, SqlDatabase } from "./unit-of-work.ts"
 
 /** What applying a manifest needs besides the transaction: the clock, ids and secret hashing. */
 interface Deps {
@@ -547,7 +549,18 @@ export const ManifestStorePostgres = Layer.effect(
     }
     const r = <A>(f: (q: Queryable) => Promise<A>) => read(f).pipe(Effect.provideService(SqlDatabase, database))
     return ManifestStore.of({
-      apply: (manifest) => write("ManifestStore.apply", (tx) => applyManifest(deps, tx, manifest)),
+      apply: (manifest) =>
+        inTx("ManifestStore.apply", (tx) => applyManifest(deps, tx, manifest)).pipe(
+          Effect.catchTag("DatabaseError", (e) => {
+            // An identity key held by a user outside the manifest (its own duplicates are refused
+            // before the write): a conflict the operator resolves, not a fault.
+            const pg = pgErrorOf(e.cause)
+            const key = pg?.code === PG_UNIQUE_VIOLATION ? CONFLICT_KEY_OF_CONSTRAINT[pg.constraint ?? ""] : undefined
+            return key === undefined
+              ? Effect.die(e.cause)
+              : Effect.fail(new StateConflict({ reason: `a manifest user's ${key} is already held by another user` }))
+          }),
+        ),
       ids: () => r(readManifestIds),
       census: () =>
         r((q) =>

@@ -6,7 +6,7 @@ import { PG_DEADLOCK_DETECTED, PG_SERIALIZATION_FAILURE, PG_UNIQUE_VIOLATION, pg
 import { inTx } from "./unit-of-work.ts"
 
 /** Unique indexes that guard the identity keys, as the conflictKey a client can act on. */
-const CONFLICT_KEY_OF_CONSTRAINT: Record<string, ConflictKey> = {
+export const CONFLICT_KEY_OF_CONSTRAINT: Record<string, ConflictKey> = {
   users_email_norm_uq: "email",
   users_phone_uq: "phone",
   memberships_employee_uq: "employeeId",

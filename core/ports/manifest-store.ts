@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
+import type { StateConflict } from "../shared/errors.ts"
 import type { Manifest } from "../tenancy/manifest.ts"
 import type { ManifestIds } from "../tenancy/manifest-ids.ts"
 
@@ -6,8 +7,11 @@ import type { ManifestIds } from "../tenancy/manifest-ids.ts"
 export class ManifestStore extends Context.Service<
   ManifestStore,
   {
-    /** Applies a validated manifest (idempotent; in tx) and returns the key -> id map. */
-    readonly apply: (manifest: Manifest) => Effect.Effect<ManifestIds>
+    /**
+     * Applies a validated manifest (idempotent; in tx) and returns the key -> id map; a phone or
+     * employee id a user outside the manifest holds fails it, nothing written.
+     */
+    readonly apply: (manifest: Manifest) => Effect.Effect<ManifestIds, StateConflict>
     /** The key -> id map of everything provisioned so far. */
     readonly ids: () => Effect.Effect<ManifestIds>
     /** How many projects exist, and the id of the one keyed `demo` (the demo seed's check). */

@@ -1,5 +1,6 @@
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import { EventType } from "../events/envelope.ts"
+import { normalizePhone } from "../member/phone.ts"
 
 /**
  * The operator manifest (operator contract, section 3): a declarative description of
@@ -264,3 +265,55 @@ export const manifestReferenceErrors = (m: Manifest): string[] => {
   })
   return errors
 }
+
+/** Separators an HR export puts in a phone number. */
+const PHONE_SEPARATORS = /[\s\-().]/g
+
+/**
+ * A manifest user's phone as it is stored: normalized as the partner surface normalizes it
+ * (E.164, +66 for local numbers), so partner resolution by phone finds it and uniqueness holds
+ * between the two; a number that does not parse keeps its text without separators (the
+ * operator's data, not refused: docs/decisions.md).
+ */
+export const manifestPhone = (phone: string): string =>
+  Result.getOrElse(normalizePhone(phone), () => phone.replace(PHONE_SEPARATORS, ""))
+
+/** The manifest with every user's phone as `manifestPhone` stores it. */
+export const withStoredPhones = (m: Manifest): Manifest => ({
+  ...m,
+  ...(m.projects === undefined
+    ? {}
+    : {
+        projects: m.projects.map((p) =>
+          p.users === undefined
+            ? p
+            : { ...p, users: p.users.map((u) => (u.phone === undefined ? u : { ...u, phone: manifestPhone(u.phone) })) },
+        ),
+      }),
+})
+
+/**
+ * Entries that would be two different users holding one phone (unique across all users) or,
+ * in one project, one employee id (unique within the project), one message each. Entries with
+ * one email (any case) are one person; an entry without email is a person of its own.
+ */
+export const manifestIdentityErrors = (m: Manifest): string[] => {
+  const errors: string[] = []
+  const phones = new Map<string, { person: string; at: string }>()
+  ;(m.projects ?? []).forEach((p, pi) => {
+    const employeeIds = new Map<string, { person: string; at: string }>()
+    ;(p.users ?? []).forEach((u, i) => {
+      const at = `projects.${pi}.users.${i}`
+      const person = u.email !== undefined ? `email ${u.email.toLowerCase()}` : at
+      const held = (seen: Map<string, { person: string; at: string }>, value: string, field: string) => {
+        const first = seen.get(value)
+        if (first === undefined) seen.set(value, { person, at })
+        else if (first.person !== person) errors.push(`${at}.${field}: "${value}" is also the ${field} of ${first.at}`)
+      }
+      if (u.phone !== undefined) held(phones, manifestPhone(u.phone), "phone")
+      if (u.employeeId !== undefined) held(employeeIds, u.employeeId, "employeeId")
+    })
+  })
+  return errors
+}
+

@@ -6,7 +6,7 @@ import { TokenStore } from "../ports/token-store.ts"
 import { UnitOfWork } from "../ports/unit-of-work.ts"
 import { NotFound, ValidationFailed } from "../shared/errors.ts"
 import { demoManifest, type DemoSeed } from "./demo-manifest.ts"
-import { type Manifest, manifestReferenceErrors } from "./manifest.ts"
+import { type Manifest, manifestIdentityErrors, manifestReferenceErrors, withStoredPhones } from "./manifest.ts"
 
 /** The operator's provisioning: the manifest, app secrets, and the demo seed. */
 export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy", {
@@ -25,10 +25,11 @@ export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy",
       manifest: Manifest,
       extraErrors: ReadonlyArray<string> = [],
     ) {
-      const messages = [...manifestReferenceErrors(manifest), ...extraErrors]
+      const messages = [...manifestReferenceErrors(manifest), ...manifestIdentityErrors(manifest), ...extraErrors]
       if (messages.length > 0) return yield* new ValidationFailed({ messages })
       // Every process's caches follow this commit without a call here (cache_epoch triggers).
-      return yield* uow.transaction(store.apply(manifest))
+      // A phone or employee id held by a user outside the manifest fails it (StateConflict).
+      return yield* uow.transaction(store.apply(withStoredPhones(manifest)))
     })
 
     /** GET /admin/v1/manifest/ids. */
@@ -58,7 +59,8 @@ export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy",
         return seed
       }
       const appSecret = secrets.opaqueToken()
-      const ids = yield* uow.transaction(store.apply(demoManifest(appSecret)))
+      // An empty database holds no phone or employee id to conflict with.
+      const ids = yield* uow.transaction(store.apply(demoManifest(appSecret))).pipe(Effect.orDie)
       const projectId = ids.projects.demo?.id
       if (projectId === undefined) return yield* Effect.die(new Error("the demo manifest provisioned no demo project"))
       const seed: DemoSeed = { seeded: true, appId: "demo-app", appSecret, projectId }

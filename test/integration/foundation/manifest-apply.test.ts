@@ -142,6 +142,45 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
     expect(of("hal")).toMatchObject({ manifestKey: "hal", employeeId: "E-9" })
   })
 
+  it("a manifest user's phone is stored normalized as the partner surface stores it (+66 for local numbers)", async () => {
+    const ids = await h.applyManifest(building({ users: [{ key: "ina", firstName: "Ina", lastName: "A", email: "ina@tower.example", phone: "081-999 9999" }] }))
+    const [ina] = await db().select().from(usersTable).where(eq(usersTable.id, ids.projects.tower.users.ina))
+    expect(ina).toMatchObject({ phone: "+66819999999" })
+  })
+
+  it("two people of one manifest with one phone, or one project's employee id: 400 SV001, a message each, nothing written", async () => {
+    const before = await db().select().from(usersTable)
+    const res = await h.admin("PUT", "/manifest", building({
+      users: [
+        { key: "jo", firstName: "Jo", lastName: "A", email: "jo@tower.example", phone: "+66812220001", employeeId: "X-1" },
+        { key: "kim", firstName: "Kim", lastName: "B", email: "kim@tower.example", phone: "0812220001", employeeId: "X-1" },
+        // One person under two keys may repeat both.
+        { key: "jo-2", firstName: "Jo", lastName: "A", email: "JO@tower.example", phone: "+66812220001", employeeId: "X-1" },
+      ],
+    }))
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ code: "SV001", success: false })
+    expect(res.body.message).toEqual([
+      'projects.0.users.1.phone: "+66812220001" is also the phone of projects.0.users.0',
+      'projects.0.users.1.employeeId: "X-1" is also the employeeId of projects.0.users.0',
+    ])
+    expect(await db().select().from(usersTable)).toEqual(before)
+  })
+
+  it("a phone or employee id held by a user outside the manifest: 409 SV006, nothing written", async () => {
+    await h.applyManifest(building({ users: [{ key: "lu", firstName: "Lu", lastName: "A", email: "lu@tower.example", phone: "+66813330001", employeeId: "Y-1" }] }))
+    const before = await db().select().from(usersTable)
+    const other = (u: object) => ({ projects: [{ key: "annex", name: "Annex", timezone: "Asia/Bangkok", users: [u] }] }) as Manifest
+    const phone = await h.admin("PUT", "/manifest", other({ key: "mo", firstName: "Mo", lastName: "B", email: "mo@annex.example", phone: "081-333 0001" }))
+    expect(phone.status).toBe(409)
+    expect(phone.body).toMatchObject({ code: "SV006", success: false })
+    // Lu stays a member of the tower when a later manifest leaves her out: her employee id is hers.
+    const employee = await h.admin("PUT", "/manifest", building({ users: [{ key: "ned", firstName: "Ned", lastName: "C", email: "ned@tower.example", employeeId: "Y-1" }] }))
+    expect(employee.status).toBe(409)
+    expect(employee.body).toMatchObject({ code: "SV006", success: false })
+    expect(await db().select().from(usersTable)).toEqual(before)
+  })
+
   it("app links are added once; an existing link is left as it is", async () => {
     const m = building({
       users: [
