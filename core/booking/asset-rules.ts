@@ -39,6 +39,18 @@ export type DayHours =
 const NOON = 12 * 3600
 const MS_PER_MINUTE = 60_000
 
+/**
+ * The longest booking, whatever the asset allows: 366 days. Hours and prices are judged day by
+ * day, so a span of centuries held the event loop for seconds; a longer stay is a lease, not a
+ * booking (docs/decisions.md).
+ */
+export const MAX_BOOKING_DAYS = 366
+const MAX_BOOKING_MS = MAX_BOOKING_DAYS * 24 * 60 * MS_PER_MINUTE
+export const TOO_LONG_MESSAGE = `the booking must not be longer than ${MAX_BOOKING_DAYS} days`
+
+/** Whether [start, end) is longer than any booking may be (MAX_BOOKING_DAYS). */
+export const isTooLong = (start: number, end: number): boolean => end - start > MAX_BOOKING_MS
+
 /** An end of 23:59:59 is how configurations say "until midnight"; it means end of day. */
 const endSeconds = (time: string): number => {
   const s = parseTimeOfDay(time) ?? SECONDS_PER_DAY
@@ -174,9 +186,13 @@ export const assetRuleViolations = (
   if (isMultiDay(timeZone, start, end) && config?.bookMultipleDayRoom !== true) {
     messages.push(`the ${assetKind} cannot be booked across several days`)
   }
-  const hours = checkHours(config, timeZone, start, end, assetKind)
-  if (hours.hours !== undefined) messages.push(hours.hours)
-  if (hours.breaks !== undefined) messages.push(hours.breaks)
+  // The day-by-day rules are judged only on a span a booking may have.
+  if (isTooLong(start, end)) messages.push(TOO_LONG_MESSAGE)
+  else {
+    const hours = checkHours(config, timeZone, start, end, assetKind)
+    if (hours.hours !== undefined) messages.push(hours.hours)
+    if (hours.breaks !== undefined) messages.push(hours.breaks)
+  }
   if (options.startUnchanged !== true) {
     const lead = leadTimeMs(config)
     if (start < truncateToMinute(now) + lead) {
@@ -216,7 +232,7 @@ export const unavailableReason = (
   start: number,
   end: number,
 ): UnavailableReason | undefined => {
-  if (!(end > start)) return undefined
+  if (!(end > start) || isTooLong(start, end)) return undefined
   const check = checkHours(config, timeZone, start, end, "room")
   if (check.hours !== undefined) return "OPERATING_HOURS"
   if (check.breaks !== undefined) return "BREAK_TIME"
@@ -296,7 +312,7 @@ export const searchVerdict = (
   kind: AssetKind,
   status: string,
 ): SearchVerdict => {
-  if (assetStatusViolations(kind, status).length > 0) return { _tag: "LeftOut" }
+  if (assetStatusViolations(kind, status).length > 0 || isTooLong(start, end)) return { _tag: "LeftOut" }
   const violations = assetRuleViolations(config, timeZone, start, end, now, kind)
   if (violations.length === 0) return { _tag: "Offered" }
   if (kind === "desk") return { _tag: "LeftOut" }

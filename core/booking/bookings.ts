@@ -8,6 +8,7 @@ import {
   extensionDiscountCode,
   holdLimitOf,
   needsPayment,
+  paymentAmountViolations,
   originOf,
   paidExtensionOf,
   unknownDiscountCode,
@@ -283,6 +284,8 @@ export class Bookings extends Context.Service<
 
         const discounts = paid ? yield* createDiscounts(asset.projectId, c.payment.discountCode) : []
         const price = paid ? priceOf(asset.chargeRate, start, end, tz, discounts) : undefined
+        const unpayable = price === undefined ? [] : paymentAmountViolations(price)
+        if (unpayable.length > 0) return yield* new BookingRuleViolated({ messages: unpayable })
         // A 100% discount leaves nothing to pay: the booking is confirmed at once, like a free one.
         const payable = price !== undefined && needsPayment(price)
         if (Option.isSome(c.draft)) {
@@ -481,6 +484,8 @@ export class Bookings extends Context.Service<
               before,
               updated: planned.result,
             })
+            const unpayable = Option.isSome(extension) ? paymentAmountViolations(extension.value.summary) : []
+            if (unpayable.length > 0) return yield* new BookingRuleViolated({ messages: unpayable })
             if (Option.isSome(extension))
               yield* holdAllowed({
                 userId: stored.row.organizerUserId,

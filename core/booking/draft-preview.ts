@@ -4,7 +4,8 @@ import { needsPayment } from "../payment/rules.ts"
 import * as Interval from "../shared/interval.ts"
 import { formatOffsetDateTime } from "../shared/local-time.ts"
 import type { Asset } from "./asset.ts"
-import { assetRuleViolations, unavailableReason } from "./asset-rules.ts"
+import { assetRuleViolations, isTooLong, TOO_LONG_MESSAGE, unavailableReason } from "./asset-rules.ts"
+import { BookingRuleViolated } from "./errors.ts"
 import { isPaid, priceOf, type Discount, type PriceSummary } from "./pricing.ts"
 import type { Occurrence } from "./recurrence.ts"
 
@@ -42,6 +43,9 @@ export const draftPreview = (store: BookingStore["Service"], p: PreviewInput) =>
   Effect.gen(function* () {
     const { asset, now } = p
     const tz = asset.timeZone
+    // A candidate no booking could be is refused, not priced day by day (MAX_BOOKING_DAYS).
+    const tooLong = p.draftEnds.flatMap((end, i) => (isTooLong(p.start, end) ? [`draftEndDateTimes.${i}: ${TOO_LONG_MESSAGE}`] : []))
+    if (tooLong.length > 0) return yield* new BookingRuleViolated({ messages: tooLong })
     const kind = asset.kind
     const candidates: Candidate[] = []
     for (const end of p.draftEnds) {

@@ -20,6 +20,18 @@ import type { PaymentOrigin, PaymentRecord } from "./records.ts"
 
 /** The pure payment rules: whether to pay, with what, how a payment ends. */
 
+/**
+ * The most one payment carries: 21,474,836.47 THB, 2^31 - 1 satang (the width the payment's
+ * amount is stored in). A price above it is refused before anything is written.
+ */
+export const MAX_PAYMENT_MINOR = 2_147_483_647
+
+/** The violation of a price one payment cannot carry, if it is one. */
+export const paymentAmountViolations = (summary: PriceSummary): string[] =>
+  toMinor(summary.total) > MAX_PAYMENT_MINOR || !Number.isFinite(summary.total)
+    ? [`the price (${summary.total} THB) is more than one payment can carry (${MAX_PAYMENT_MINOR / 100} THB)`]
+    : []
+
 /** Whether a price needs a payment at all: a 100% discount confirms the booking at once. */
 export const needsPayment = (summary: PriceSummary): boolean => toMinor(summary.total) > 0
 

@@ -1,4 +1,5 @@
 import { Result, Schema } from "effect"
+import { AssetConfig } from "../booking/asset-config.ts"
 import { EventType } from "../events/envelope.ts"
 import { normalizePhone } from "../member/phone.ts"
 
@@ -11,9 +12,10 @@ const Key = Schema.String.check(
   Schema.isPattern(/^[a-z0-9_-]{1,64}$/, { message: "must be 1-64 characters of a-z0-9-_" }),
 )
 const Text = Schema.String.check(Schema.isMinLength(1))
-const Time = Schema.String.check(Schema.isPattern(/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/, { message: "must be HH:mm:ss" }))
-const NonNegInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
-const NonNegNumber = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+/** Counts and positions are stored as 32-bit integers. */
+const NonNegInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(2_147_483_647))
+/** THB a room or desk charges per hour or per day: up to ten million, so every price stays a number. */
+const Rate = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(10_000_000))
 
 export const isTimeZone = (tz: string): boolean => {
   try {
@@ -27,7 +29,7 @@ const TimeZone = Schema.String.check(
   Schema.makeFilter((tz: string) => isTimeZone(tz) || "must be an IANA time zone"),
 )
 
-const ChargeRate = Schema.Struct({ perHour: NonNegNumber, perDay: NonNegNumber })
+const ChargeRate = Schema.Struct({ perHour: Rate, perDay: Rate })
 const Equipments = Schema.Struct({
   camera: Schema.Boolean,
   display: Schema.Boolean,
@@ -35,46 +37,6 @@ const Equipments = Schema.Struct({
   projector: Schema.Boolean,
   speaker: Schema.Boolean,
 })
-const TimeRange = Schema.Struct({ start: Time, end: Time })
-const DayConfig = Schema.Struct({
-  availableTime: TimeRange,
-  breakTimes: Schema.optionalKey(Schema.Array(TimeRange)),
-})
-const MinutesOrDisabled = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(-1))
-export const AssetConfigInput = Schema.Struct({
-  dayConfig: Schema.optionalKey(
-    Schema.Struct({
-      Mon: Schema.optionalKey(DayConfig),
-      Tue: Schema.optionalKey(DayConfig),
-      Wed: Schema.optionalKey(DayConfig),
-      Thu: Schema.optionalKey(DayConfig),
-      Fri: Schema.optionalKey(DayConfig),
-      Sat: Schema.optionalKey(DayConfig),
-      Sun: Schema.optionalKey(DayConfig),
-    }),
-  ),
-  start: Schema.optionalKey(Time),
-  end: Schema.optionalKey(Time),
-  minimumLeadTime: Schema.optionalKey(
-    Schema.Struct({
-      minutes: Schema.optionalKey(NonNegInt),
-      hours: Schema.optionalKey(NonNegInt),
-      days: Schema.optionalKey(NonNegInt),
-    }),
-  ),
-  maxAdvanceBookingDays: Schema.optionalKey(NonNegInt),
-  maxDurationMinutes: Schema.optionalKey(NonNegInt),
-  bookMultipleDayRoom: Schema.optionalKey(Schema.Boolean),
-  meetingConfig: Schema.optionalKey(
-    Schema.Struct({
-      preStartMinutes: Schema.optionalKey(MinutesOrDisabled),
-      postStartWarnMinutes: Schema.optionalKey(MinutesOrDisabled),
-      postStartExpireMinutes: Schema.optionalKey(MinutesOrDisabled),
-      preEndMinutes: Schema.optionalKey(MinutesOrDisabled),
-    }),
-  ),
-})
-
 const assetFields = {
   key: Key,
   name: Text,
@@ -87,7 +49,8 @@ const assetFields = {
   facilities: Schema.optionalKey(Schema.Array(Schema.String)),
   pictureUrls: Schema.optionalKey(Schema.Array(Schema.String)),
   chargeRate: Schema.optionalKey(ChargeRate),
-  config: Schema.optionalKey(AssetConfigInput),
+  // The engine's own schema: a config the manifest accepts is one the booking rules read.
+  config: Schema.optionalKey(AssetConfig),
 }
 
 export const ManifestRoom = Schema.Struct({

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { BOOKING_STATUSES } from "../../../core/booking/state.ts"
 import { PAYMENT_STATUSES } from "../../../core/ports/payments.ts"
 import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
-import { AssetConfigInput } from "../../../core/tenancy/manifest.ts"
+import { AssetConfig as AssetConfigSchema } from "../../../core/booking/asset-config.ts"
 
 /**
  * Response resources of the spec ("Resources and their fields"), as Effect Schemas so the
@@ -82,7 +82,7 @@ export const ManifestIds = id("ManifestIds")(
   }).annotate({ description: "Every manifest key mapped to the ObjectId the service assigned." }),
 )
 
-export const AssetConfig = AssetConfigInput.annotate({ identifier: "AssetConfig" } as never)
+export const AssetConfig = AssetConfigSchema.annotate({ identifier: "AssetConfig" } as never)
 
 const ChargeRate = Schema.Struct({
   perHour: Schema.Number,
