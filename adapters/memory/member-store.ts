@@ -51,6 +51,7 @@ export const MemberStoreMemory = Layer.effect(
             return {
               memberId: userId,
               ...(link ? { linkedExternalUserId: link.externalUserId } : {}),
+              managedByOtherApp: rows.links.some((l) => l.userId === userId && l.appId !== appId),
               isProjectMember: membership(projectId, userId) !== undefined,
             }
           }

@@ -1,4 +1,4 @@
-import { and, asc, eq, notInArray, sql } from "drizzle-orm"
+import { and, asc, eq, ne, notInArray, sql } from "drizzle-orm"
 import { Effect, Layer, Option } from "effect"
 import type { CardUid } from "../../core/member/card-number.ts"
 import type { DeviceCredential, MemberAccess } from "../../core/member/device-access.ts"
@@ -91,6 +91,16 @@ const findLinkOfUser = async (q: Queryable, appId: string, userId: string) => {
   return row
 }
 
+/** Whether an app other than `appId` links the user. */
+const linkedByOtherApp = async (q: Queryable, appId: string, userId: string): Promise<boolean> =>
+  (
+    await q
+      .select({ appId: appLinksTable.appId })
+      .from(appLinksTable)
+      .where(and(ne(appLinksTable.appId, appId), eq(appLinksTable.userId, userId)))
+      .limit(1)
+  ).length > 0
+
 const findUser = async (q: Queryable, userId: string) => {
   const [row] = await q.select().from(usersTable).where(eq(usersTable.id, userId))
   return row
@@ -141,6 +151,7 @@ const lookupIdentity = async (
     return {
       memberId: userId,
       ...(link ? { linkedExternalUserId: link.externalUserId } : {}),
+      managedByOtherApp: await linkedByOtherApp(q, appId, userId),
       isProjectMember: membership !== undefined,
     }
   }

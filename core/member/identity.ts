@@ -24,6 +24,8 @@ export interface KeyHolder {
   readonly memberId: string
   /** The externalUserId under which this app manages the user, if it does. */
   readonly linkedExternalUserId?: string
+  /** Whether another app manages the user (links it under an externalUserId of its own). */
+  readonly managedByOtherApp?: boolean
   /** Whether the user is already a member of the project (always true for employeeId). */
   readonly isProjectMember: boolean
 }
@@ -92,8 +94,10 @@ export const checkKeysFree = (
 
 /**
  * Rule 2, first hit wins: link, email, phone, employeeId, else create. Then rule 8, never
- * silently re-link: a hit managed by this app under another externalUserId is a conflict
- * carrying that id, and every other key must be free or already the resolved member's.
+ * silently re-link: a hit managed under another externalUserId is a conflict (Errors: "a key
+ * resolves to a member managed under another externalUserId"), carrying that id when this app
+ * manages it; another app's ids are not disclosed. Every other key must be free or already the
+ * resolved member's.
  */
 export const resolveIdentity = (input: {
   readonly projectId: string
@@ -115,7 +119,8 @@ export const resolveIdentity = (input: {
     const holder = keys[key] === undefined ? undefined : lookup[key]
     if (holder === undefined) continue
     const managedElsewhere =
-      holder.linkedExternalUserId !== undefined && holder.linkedExternalUserId !== externalUserId
+      (holder.linkedExternalUserId !== undefined && holder.linkedExternalUserId !== externalUserId) ||
+      holder.managedByOtherApp === true
     if (managedElsewhere) return Result.fail(conflict(key, holder))
     return Result.map(checkKeysFree(holder.memberId, keys, lookup), () => ({
       kind: "existing" as const,

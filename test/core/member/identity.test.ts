@@ -105,6 +105,12 @@ describe("PUT member identity conflicts (rule 8, 409 SV006)", () => {
     expect(linked).toMatchObject({ conflictKey: "employeeId", linkedExternalUserId: "ext-2" })
   })
 
+  it("a key resolving to a member another app manages conflicts without that app's id", () => {
+    const c = conflictOf({ email: "a@x.io" }, { email: user("theirs", { managedByOtherApp: true }) })
+    expect(c.conflictKey).toBe("email")
+    expect(c.linkedExternalUserId).toBeUndefined()
+  })
+
   it("never silently re-links: a first hit managed elsewhere conflicts, no fallthrough", () => {
     const managed = user("o", { linkedExternalUserId: "ext-9" })
     const c = conflictOf(ALL, { email: managed, phone: user("m") })

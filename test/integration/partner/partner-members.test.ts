@@ -366,15 +366,18 @@ describe.each(ENGINES)("partner members on %s", (engine) => {
       expect(res.body.data).toEqual({ conflictKey: "employeeId" })
     })
 
-    it("a user managed by another app is linked, not stolen: each app keeps its own externalUserId", async () => {
+    it("a key resolving to a member another app manages is 409 SV006 without that app's id: nothing linked, the profile untouched", async () => {
       const res = await put("mine-dave", {
-        firstName: "Dave",
+        firstName: "Mallory",
         lastName: "Su",
-        email: "dave@hq.example",
+        email: "DAVE@hq.example",
       })
-      expect(res.status).toBe(200)
-      expect(res.body.data).toMatchObject({ memberId: hq.users.dave, matchedBy: "email" })
-      expect((await get("ext-dave", "other-app")).body.data.memberId).toBe(hq.users.dave)
+      expect(res.status).toBe(409)
+      expect(res.body).toMatchObject({ code: "SV006", success: false, data: { conflictKey: "email" } })
+      expect(res.body.data.linkedExternalUserId).toBeUndefined()
+      expect((await get("mine-dave")).status).toBe(403)
+      const dave = (await get("ext-dave", "other-app")).body.data
+      expect(dave).toMatchObject({ memberId: hq.users.dave, status: "active", profile: { firstName: "Dave" } })
     })
   })
 
