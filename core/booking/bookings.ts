@@ -5,6 +5,7 @@ import { openPayment, voidAtGateway, voidPendingPayments } from "../payment/book
 import type { PaymentRecord } from "../payment/records.ts"
 import {
   cancelPaymentIdCheck,
+  cancelWhileExtendingCheck,
   extensionDiscountCode,
   holdLimitOf,
   needsPayment,
@@ -553,6 +554,8 @@ export class Bookings extends Context.Service<
               a._tag === "CheckIn" ? { _tag: "CheckIn", preStartMinutes: asset.meetingConfig.preStartMinutes } : { _tag: a._tag }
             const slot = currentSlot(stored, asset.timeZone, now)
             const result = yield* Effect.fromResult(transition(toCoreBooking(stored.row, slot), command, now, who))
+            if (a._tag === "Cancel" && slot.status === "unpaid")
+              yield* Effect.fromResult(cancelWhileExtendingCheck(yield* payments.pendingOf(id)))
             // Checked after authorization and state, so a stranger learns nothing about payments.
             if (a._tag === "Cancel" && a.paymentId !== undefined) {
               const payment = yield* payments.byId(a.paymentId)

@@ -145,6 +145,15 @@ export const cancelPaymentIdCheck = (
   return Result.void
 }
 
+/**
+ * A checked-in booking cannot be cancelled (spec), also while an extension of it awaits payment
+ * (it reads `unpaid` then): the person is in the room, and the lapse restores it checked in.
+ */
+export const cancelWhileExtendingCheck = (pending: Option.Option<PaymentRecord>): Result.Result<void, StateConflict> =>
+  Option.isSome(pending) && pending.value.kind === "extension" && pending.value.origin?.status === "checked-in"
+    ? Result.fail(new StateConflict({ reason: "a checked-in booking cannot be cancelled (its extension awaits payment)" }))
+    : Result.void
+
 // --- settling ------------------------------------------------------------------------------
 
 export type PaymentOutcome = "paid" | "failed"

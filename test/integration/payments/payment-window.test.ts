@@ -167,7 +167,7 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect((await getMeeting(h, w, m._id)).endDateTime).toBe(local("15:00", 2))
     })
 
-    it("a checked-in booking extended and paid goes back to checked-in; lapsed, it is checked-in with its old end", async () => {
+    it("a checked-in booking extended and paid goes back to checked-in; lapsed, it is checked-in with its old end; never cancelled between", async () => {
       const a = await bookRoom(h, w, "orchid", "10:00", "11:00", 3)
       await paid(a)
       await advanceTo(h, "09:50", 3)
@@ -183,6 +183,11 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
 
       const again = await patch(a._id, { endDateTime: local("13:00", 3) })
       expect(again.body.data.status).toBe("unpaid")
+      // Still a checked-in booking while its extension awaits payment: it cannot be cancelled.
+      const cancel = await h.request("POST", `/meetings/${a._id}/cancel`, { token: w.token })
+      expect(cancel.status).toBe(409)
+      expect(cancel.body).toMatchObject({ code: "SV006", success: false })
+      expect((await getMeeting(h, w, a._id)).status).toBe("unpaid")
       await h.advance(5)
       const lapsed = await getMeeting(h, w, a._id)
       expect(lapsed.status).toBe("checked-in")
