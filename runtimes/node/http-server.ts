@@ -32,6 +32,20 @@ const answerAndClose = (socket: Socket, status: string, envelope?: object) => {
   setTimeout(() => socket.destroy(), LINGER_MS).unref()
 }
 
+type ResponseSocket = Socket & { _httpMessage?: (NodeJS.EventEmitter & { headersSent?: boolean }) | null }
+
+/**
+ * Runs `then` once the responses already under way on `socket` are written: HTTP/1.1 answers
+ * pipelined requests in order, so an answer to a later malformed request must not overtake (or
+ * cut off) the answer to a valid one before it. Node assigns the next queued response after a
+ * `finish`, hence the re-check on the next turn.
+ */
+const afterResponses = (socket: ResponseSocket, then: () => void): void => {
+  const current = socket._httpMessage
+  if (current == null) return then()
+  current.once("finish", () => setImmediate(() => afterResponses(socket, then)))
+}
+
 const CLIENT_ERRORS: Record<string, string> = {
   HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
   ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
@@ -53,9 +67,8 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
     if (answered.has(socket)) return
     answered.add(socket)
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
-    if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) return void socket.destroy()
-    answerAndClose(socket, CLIENT_ERRORS[err.code ?? ""] ?? "400 Bad Request")
+    if (err.code === "ECONNRESET" || !socket.writable) return void socket.destroy()
+    afterResponses(socket, () => answerAndClose(socket, CLIENT_ERRORS[err.code ?? ""] ?? "400 Bad Request"))
   })
   // Node hands CONNECT to this event, not to the app, and without a listener drops the
   // socket unanswered; Bun and Deno pass it to the app, which has no route for it.

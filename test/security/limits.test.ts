@@ -1,4 +1,5 @@
 import * as http from "node:http"
+import * as net from "node:net"
 import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pickFreePort, startServer, type ServerProcess } from "../crash/server-process.ts"
@@ -77,6 +78,23 @@ describe("request limits over a real socket", () => {
       req.end()
     })
     expect([431, undefined]).toContain(status)
+  })
+
+  it("a malformed request pipelined after a valid one is answered 400 after the valid one's answer, in order (HTTP/1.1)", async () => {
+    const { port } = new URL(server.url)
+    const raw = await new Promise<string>((resolve) => {
+      let got = ""
+      const socket = net.connect(Number(port), "127.0.0.1", () =>
+        socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE\r\n\r\n"),
+      )
+      socket.on("data", (d) => (got += d.toString("latin1")))
+      socket.on("close", () => resolve(got))
+      socket.on("error", () => resolve(got))
+      setTimeout(() => socket.destroy(), 5_000).unref()
+    })
+    const statuses = [...raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1])
+    expect(statuses).toEqual(["200", "400"])
+    expect(raw).toContain('{"status":"ok"}')
   })
 
   it("a 14 MiB body (under the 15 MiB limit) is read and answered (401 for an unknown app), not 413", async () => {
