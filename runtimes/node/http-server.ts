@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server"
-import type { Server } from "node:http"
+import type { IncomingMessage, Server } from "node:http"
 import type { Socket } from "node:net"
 import { failureBody } from "../../adapters/http/envelope.ts"
 import type { Booted } from "../../adapters/wiring/boot.ts"
@@ -61,6 +61,12 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
   server.requestTimeout = requestTimeoutMs
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
   server.maxConnections = maxConnections
+  // HTTP/1.0 makes Host optional (health checkers send `GET /healthz HTTP/1.0` bare), and the
+  // adapter refuses a request without one; the app's own addresses never come from it
+  // (KEYSPACE_PUBLIC_URL). HTTP/1.1 without Host is still 400, by Node, as RFC 9112 says.
+  server.prependListener("request", (req: IncomingMessage) => {
+    if (req.headers.host === undefined && req.httpVersion === "1.0") req.headers.host = "localhost"
+  })
   // A request the parser refuses (too long, malformed, too slow) is answered like Node's own
   // default (no body: the method is unknown), but with a lingering close.
   const answered = new WeakSet<Socket>()

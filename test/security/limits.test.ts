@@ -97,6 +97,23 @@ describe("request limits over a real socket", () => {
     expect(raw).toContain('{"status":"ok"}')
   })
 
+  it("HTTP/1.0 without Host (a load balancer's bare health check) is answered; HTTP/1.1 without Host is 400", async () => {
+    const { port } = new URL(server.url)
+    const ask = (request: string) =>
+      new Promise<string>((resolve) => {
+        let got = ""
+        const socket = net.connect(Number(port), "127.0.0.1", () => socket.write(request))
+        socket.on("data", (d) => (got += d.toString("latin1")))
+        socket.on("close", () => resolve(got))
+        socket.on("error", () => resolve(got))
+        setTimeout(() => socket.destroy(), 3_000).unref()
+      })
+    const http10 = await ask("GET /healthz HTTP/1.0\r\n\r\n")
+    expect(http10).toMatch(/^HTTP\/1\.1 200 /)
+    expect(http10).toContain('{"status":"ok"}')
+    expect(await ask("GET /healthz HTTP/1.1\r\n\r\n")).toMatch(/^HTTP\/1\.1 400 /)
+  })
+
   it("a 14 MiB body (under the 15 MiB limit) is read and answered (401 for an unknown app), not 413", async () => {
     const res = await fetch(`${server.url}/auth/accessToken`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant_type: "app_credentials", app_id: "a", app_secret: "x".repeat(14 * MB) }) })
     expect(res.status).toBe(401)
