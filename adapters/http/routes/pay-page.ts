@@ -103,10 +103,12 @@ export const payPageRoutes = (s: PayPageDeps) => {
           return html(c, renderDeclinedPage(model), 200)
         case "Paid": {
           const target = result.payment.frontendRedirectUrl
-          // 303: the browser follows with a GET, so a reload of the target never re-posts.
+          // 303: the browser follows with a GET, so a reload of the target never re-posts. The
+          // Location is the URL's ASCII form (punycode host, percent-encoded path and query): a
+          // header carries no other text, and it names the origin form-action allows.
           if (target) {
             c.header("Cache-Control", "no-store")
-            return c.redirect(target, 303)
+            return c.redirect(new URL(target).href, 303)
           }
           return html(c, renderPaidPage(model), 200)
         }

@@ -78,6 +78,13 @@ describe.each(ENGINES)("sandbox pay page on %s", (engine) => {
     expect((await eventsOf(h, m._id)).map((e) => e.type)).toEqual(["ROOM_BOOK"])
   })
 
+  it("paid: a non-ASCII frontendRedirectUrl is redirected to in its ASCII form (punycode host, percent-encoded path and query)", async () => {
+    const m = await bookRoom(h, w, "lotus", "16:00", "17:00", 1, { frontendRedirectUrl: "https://例え.jp/ü?q=ü" })
+    const res = await postPay(h, m.payment.paymentId, "paid")
+    expect(res.status).toBe(303)
+    expect(res.headers.get("location")).toBe("https://xn--r8jz45g.jp/%C3%BC?q=%C3%BC")
+  })
+
   it("paid without frontendRedirectUrl: a success page", async () => {
     const m = await bookRoom(h, w, "lotus", "15:00", "16:00", 1)
     const res = await postPay(h, m.payment.paymentId, "paid")
