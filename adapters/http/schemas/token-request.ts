@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { MAX_EXTERNAL_USER_ID } from "./partner-requests.ts"
 
 // U+0000 is refused for every body at decode time (adapters/http/validation.ts).
 const NonEmpty = Schema.String.check(Schema.isMinLength(1))
@@ -25,7 +26,10 @@ export const ActAsGrant = Schema.Struct({
   grant_type: Schema.Literals(["act_as", "urn:ietf:params:oauth:grant-type:token-exchange"]),
   app_id: NonEmpty,
   app_secret: NonEmpty,
-  subject: NonEmpty.check(Schema.isMaxLength(128)),
+  // Counted in code points, as the partner routes count the externalUserId it names.
+  subject: NonEmpty.check(
+    Schema.makeFilter((s: string) => [...s].length <= MAX_EXTERNAL_USER_ID || `must be at most ${MAX_EXTERNAL_USER_ID} characters`),
+  ),
   subject_type: Schema.optionalKey(Schema.Literals(["external_user_id", "keyspace_member_id"])),
 })
 

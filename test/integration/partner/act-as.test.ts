@@ -60,6 +60,15 @@ describe.each(ENGINES)("act_as on %s", (engine) => {
     )
   })
 
+  it("subject counts characters as the partner routes count externalUserId: 128 emoji are one, 129 are 400 SV001", async () => {
+    const id = "😀".repeat(128)
+    expect((await w.call("PUT", w.member(id), { firstName: "E", lastName: "M" })).status).toBe(200)
+    expect((await actAs({ subject: id })).status).toBe(201)
+    const long = await actAs({ subject: "😀".repeat(129) })
+    expect(long.status).toBe(400)
+    expect(long.body).toMatchObject({ code: "SV001", message: ["subject: must be at most 128 characters"] })
+  })
+
   it("the alias urn:ietf:params:oauth:grant-type:token-exchange is the same grant", async () => {
     const res = await w.h.request("POST", "/auth/accessToken", {
       body: {
