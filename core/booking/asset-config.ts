@@ -24,19 +24,19 @@ export type TimeRange = typeof TimeRange.Type
 
 export const DayConfig = Schema.Struct({
   availableTime: TimeRange,
-  breakTimes: Schema.optional(Schema.Array(TimeRange)),
+  breakTimes: Schema.optionalKey(Schema.Array(TimeRange)),
 })
 export type DayConfig = typeof DayConfig.Type
 
 /** A missing key means the asset is not bookable on that weekday. */
 export const WeekConfig = Schema.Struct({
-  Mon: Schema.optional(DayConfig),
-  Tue: Schema.optional(DayConfig),
-  Wed: Schema.optional(DayConfig),
-  Thu: Schema.optional(DayConfig),
-  Fri: Schema.optional(DayConfig),
-  Sat: Schema.optional(DayConfig),
-  Sun: Schema.optional(DayConfig),
+  Mon: Schema.optionalKey(DayConfig),
+  Tue: Schema.optionalKey(DayConfig),
+  Wed: Schema.optionalKey(DayConfig),
+  Thu: Schema.optionalKey(DayConfig),
+  Fri: Schema.optionalKey(DayConfig),
+  Sat: Schema.optionalKey(DayConfig),
+  Sun: Schema.optionalKey(DayConfig),
 })
 export type WeekConfig = typeof WeekConfig.Type
 
@@ -51,31 +51,31 @@ const TickMinutes = Schema.Int.check(
 
 /** Missing parts of the lead time count as 0. */
 export const MinimumLeadTime = Schema.Struct({
-  minutes: Schema.optional(NonNegativeInt),
-  hours: Schema.optional(NonNegativeInt),
-  days: Schema.optional(NonNegativeInt),
+  minutes: Schema.optionalKey(NonNegativeInt),
+  hours: Schema.optionalKey(NonNegativeInt),
+  days: Schema.optionalKey(NonNegativeInt),
 })
 export type MinimumLeadTime = typeof MinimumLeadTime.Type
 
 export const MeetingConfig = Schema.Struct({
-  preStartMinutes: Schema.optional(TickMinutes),
-  postStartWarnMinutes: Schema.optional(TickMinutes),
-  postStartExpireMinutes: Schema.optional(TickMinutes),
-  preEndMinutes: Schema.optional(TickMinutes),
+  preStartMinutes: Schema.optionalKey(TickMinutes),
+  postStartWarnMinutes: Schema.optionalKey(TickMinutes),
+  postStartExpireMinutes: Schema.optionalKey(TickMinutes),
+  preEndMinutes: Schema.optionalKey(TickMinutes),
 })
 export type MeetingConfig = typeof MeetingConfig.Type
 
 export const AssetConfig = Schema.Struct({
-  dayConfig: Schema.optional(WeekConfig),
-  start: Schema.optional(TimeOfDay),
-  end: Schema.optional(TimeOfDay),
-  minimumLeadTime: Schema.optional(MinimumLeadTime),
-  maxAdvanceBookingDays: Schema.optional(NonNegativeInt),
-  maxDurationMinutes: Schema.optional(
+  dayConfig: Schema.optionalKey(WeekConfig),
+  start: Schema.optionalKey(TimeOfDay),
+  end: Schema.optionalKey(TimeOfDay),
+  minimumLeadTime: Schema.optionalKey(MinimumLeadTime),
+  maxAdvanceBookingDays: Schema.optionalKey(NonNegativeInt),
+  maxDurationMinutes: Schema.optionalKey(
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be an integer >= 1" })),
   ),
-  bookMultipleDayRoom: Schema.optional(Schema.Boolean),
-  meetingConfig: Schema.optional(MeetingConfig),
+  bookMultipleDayRoom: Schema.optionalKey(Schema.Boolean),
+  meetingConfig: Schema.optionalKey(MeetingConfig),
 }).check(
   Schema.makeFilter((config) => {
     const start = config.start === undefined ? undefined : parseTimeOfDay(config.start)

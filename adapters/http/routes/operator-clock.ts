@@ -15,7 +15,7 @@ export const operatorClockRoutes = (s: HttpDeps) => {
     .get("/clock", (c) => ok(c, { now: new Date(s.clock.now()).toISOString(), mode: s.clock.mode }))
     .post("/clock/advance", async (c) => {
       const body = decodeOrFail(ClockAdvanceRequest, await readJson(c))
-      const step: ClockStep = "minutes" in body ? { _tag: "By", minutes: body.minutes } : { _tag: "To", at: Date.parse(body.to) }
+      const step: ClockStep = body.minutes !== undefined ? { _tag: "By", minutes: body.minutes } : { _tag: "To", at: Date.parse(body.to!) }
       return run(c, Effect.flatMap(ClockControl, (clock) => clock.advance(step)), (now) =>
         ok(c, { now: new Date(now).toISOString() }),
       )

@@ -1,10 +1,13 @@
 import { Schema } from "effect"
 import { OffsetDateTime } from "./text-rules.ts"
 
-export const ClockAdvanceRequest = Schema.Union([
-  Schema.Struct({ minutes: Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)) }),
-  Schema.Struct({ to: OffsetDateTime }),
-])
+/** `{minutes}` or `{to}` (operator contract): exactly one, so an ambiguous body is refused, not half read. */
+export const ClockAdvanceRequest = Schema.Struct({
+  minutes: Schema.optionalKey(Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
+  to: Schema.optionalKey(OffsetDateTime),
+}).check(
+  Schema.makeFilter((b) => (b.minutes === undefined) !== (b.to === undefined) || "give exactly one of minutes and to"),
+)
 
 /** The app_id of the token grant (manifest `apps[].appId`), as a path parameter. */
 export const AppIdParam = Schema.Struct({

@@ -4269,9 +4269,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    minutes: number;
-                } | {
-                    to: string;
+                    minutes?: number;
+                    to?: string;
                 };
             };
         };

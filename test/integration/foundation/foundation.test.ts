@@ -130,6 +130,18 @@ describe.each(ENGINES)("foundation on %s", (engine) => {
       expect((await h.admin("POST", "/clock/advance", { to: CLOCK_START })).status).toBe(400)
       expect((await h.admin("POST", "/clock/advance", { minutes: -1 })).status).toBe(400)
     })
+    it("a body with both minutes and to, or neither, is 400 SV001 with one message, and the clock stays", async () => {
+      const before = (await h.admin("GET", "/clock")).body.data.now
+      for (const body of [{ minutes: 5, to: "2099-01-01T00:00:00Z" }, {}]) {
+        const res = await h.admin("POST", "/clock/advance", body)
+        expect(res.status).toBe(400)
+        expect(res.body).toMatchObject({ code: "SV001", message: [expect.stringContaining("exactly one of minutes and to")] })
+      }
+      expect((await h.admin("POST", "/clock/advance", { minutes: -1 })).body.message).toEqual([
+        "minutes: Expected a value greater than or equal to 0",
+      ])
+      expect((await h.admin("GET", "/clock")).body.data.now).toBe(before)
+    })
   })
 
   it("a string with a lone UTF-16 surrogate is 400 SV001, not 500 (found by the HTTP fuzzer)", async () => {
