@@ -11,10 +11,17 @@ import { parseOffsetDateTime } from "../shared/local-time.ts"
 
 const isoPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 
+/** Whether the text's yyyy-mm-dd is a day of the calendar (Date.parse rolls 02-30 into March). */
+const isCalendarDate = (s: string): boolean => {
+  const [year, month, day] = s.slice(0, 10).split("-").map(Number) as [number, number, number]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
 /** ISO 8601 date or date-time that also names a real instant. */
 const IsoDateTime = Schema.String.check(
   Schema.makeFilter((s: string) =>
-    isoPattern.test(s) && !Number.isNaN(Date.parse(s)) ? undefined : "Expected an ISO 8601 date",
+    isoPattern.test(s) && !Number.isNaN(Date.parse(s)) && isCalendarDate(s) ? undefined : "Expected an ISO 8601 date",
   ),
 )
 

@@ -4,7 +4,7 @@ import { Schema } from "effect"
 export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/
 
 export const ObjectId = Schema.String.check(
-  Schema.isPattern(OBJECT_ID_PATTERN, { message: "must be a 24-hex-character ObjectId" }),
+  Schema.isPattern(OBJECT_ID_PATTERN, { message: "must be an ObjectId: 24 lowercase hex characters" }),
 )
 
 /**

@@ -68,6 +68,13 @@ describe("visitor events (spec: Visitor events)", () => {
     ])
   })
 
+  it("a date that is not a day of the calendar (02-30) is not an ISO 8601 date", () => {
+    expect(messages(validateVisitorEvent("VMS_INVITE_SENT", { ...invite, visitDate: "2026-02-30T00:00:00Z" }))).toEqual([
+      "visitDate: Expected an ISO 8601 date",
+    ])
+    expect(Result.isSuccess(validateVisitorEvent("VMS_INVITE_SENT", { ...invite, visitDate: "2028-02-29" }))).toBe(true)
+  })
+
   it("base fields projectId, userId and ISO timestamp are required", () => {
     const notIso = { ...hostCancelled, timestamp: "yesterday" }
     const r = validateVisitorEvent("VMS_HOST_CANCELLED", notIso)
