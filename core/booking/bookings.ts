@@ -52,6 +52,9 @@ import { statusChanged } from "./metrics.ts"
 import { isPaid, priceOf, type Discount } from "./pricing.ts"
 import {
   expandOccurrences,
+  MAX_OCCURRENCES,
+  MAX_SERIES_DAYS,
+  untilBeyondCaps,
   formatRecurrenceRule,
   occurrenceEventId,
   parseRecurrenceRule,
@@ -263,6 +266,10 @@ export class Bookings extends Context.Service<
           if (Result.isFailure(rule))
             return yield* new ValidationFailed({ messages: rule.failure.map((m) => `recurrence: ${m}`) })
           if (paid) return yield* new ValidationFailed({ messages: ["recurrence: recurring series are only for free rooms"] })
+          if (untilBeyondCaps(rule.success, start, tz))
+            return yield* new ValidationFailed({
+              messages: [`recurrence: UNTIL runs past the limit of ${MAX_OCCURRENCES} occurrences within ${MAX_SERIES_DAYS} days of the first`],
+            })
           rrule = formatRecurrenceRule(rule.success)
           occurrences = expandOccurrences({ masterId: id, rule: rule.success, anchor: Interval.make(start, end), timeZone: tz })
         }

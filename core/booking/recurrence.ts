@@ -245,6 +245,28 @@ export const expandOccurrences = (input: ExpandInput): ReadonlyArray<Occurrence>
 }
 
 /**
+ * Whether UNTIL lets the series run past the caps, which expansion would cut short without a
+ * word: an occurrence after the MAX_OCCURRENCES-th, or starting MAX_SERIES_DAYS or more local
+ * days after the first, still before UNTIL. Refused like a COUNT above the cap.
+ */
+export const untilBeyondCaps = (rule: RecurrenceRule, anchorStart: number, timeZone: string): boolean => {
+  const until = rule.until
+  if (until === undefined) return false
+  const first = toEpochDay(localDateOf(anchorStart, timeZone))
+  const timeOfDay = secondsOfDayOf(anchorStart, timeZone)
+  const capDay = first + MAX_SERIES_DAYS
+  // Far enough to meet the first selected day past the day cap, whatever INTERVAL and BYDAY.
+  const horizon = Math.min(capDay + 7 * rule.interval + 1, until._tag === "Date" ? toEpochDay(until.date) + 1 : Infinity)
+  let count = 1
+  for (const day of laterDays(rule, first, horizon)) {
+    if (until._tag === "Instant" && instantAt(fromEpochDay(day), timeOfDay, timeZone) > until.at) return false
+    count++
+    if (count > MAX_OCCURRENCES || day >= capDay) return true
+  }
+  return false
+}
+
+/**
  * The occurrence a series master shows now (spec Meetings rule 7: the master's start and end
  * roll forward): the first one not yet ended, or undefined once the series is over.
  */

@@ -9,6 +9,7 @@ import {
   occurrenceEventId,
   parseRecurrenceRule,
   type RecurrenceRule,
+  untilBeyondCaps,
 } from "../../../core/booking/recurrence.ts"
 import { formatHHmm, wallClock } from "../../../core/shared/local-time.ts"
 
@@ -200,6 +201,17 @@ describe("expansion in the project timezone", () => {
       timeZone: TZ,
     })
     expect(weekly).toHaveLength(53) // 366 days from Monday 2025-01-06 hold 53 Mondays
+  })
+
+  it("an UNTIL past the caps is told apart from one within them (the cap would cut it short)", () => {
+    const at = anchor.start
+    expect(untilBeyondCaps(rule("FREQ=DAILY;UNTIL=20301231"), at, TZ)).toBe(true)
+    expect(untilBeyondCaps(rule("FREQ=WEEKLY;UNTIL=20301231"), at, TZ)).toBe(true)
+    // The last day inside the cap is day 365 after the first (Monday 2025-01-06): 2026-01-06.
+    expect(untilBeyondCaps(rule("FREQ=DAILY;UNTIL=20260106"), at, TZ)).toBe(false)
+    expect(untilBeyondCaps(rule("FREQ=DAILY;UNTIL=20260107"), at, TZ)).toBe(true)
+    expect(untilBeyondCaps(rule("FREQ=WEEKLY;INTERVAL=52;UNTIL=20260104"), at, TZ)).toBe(false)
+    expect(untilBeyondCaps(rule("FREQ=DAILY;COUNT=366"), at, TZ)).toBe(false)
   })
 
   it("wall-clock start is preserved across DST (09:00 London before and after the change)", () => {

@@ -84,6 +84,14 @@ describe.each(ENGINES)("recurring series (spec Meetings rules 7-8) on %s", (engi
     }
   })
 
+  it("an UNTIL that runs past 366 occurrences or 366 days is 400 SV001, as COUNT 367 is, not cut short silently", async () => {
+    for (const rule of ["FREQ=DAILY;UNTIL=99991231", "FREQ=WEEKLY;UNTIL=20320101T000000Z"]) {
+      const res = await series(w.alice, 30, "10:00", "11:00", rule)
+      expect(res.status, rule).toBe(400)
+      expect(res.body.message).toEqual(["recurrence: UNTIL runs past the limit of 366 occurrences within 366 days of the first"])
+    }
+  })
+
   it("each occurrence must satisfy the room's hours (400 SV001)", async () => {
     const res = await series(w.alice, 1, "09:00", "09:30", "FREQ=DAILY;COUNT=7", w.hq.rooms.lotus)
     expect(res.status).toBe(400)
