@@ -135,16 +135,13 @@ export const validateVisitorEvent = (
     return invalid(`type: ${type} is reserved and never delivered`)
   }
   if (!isVisitorType(type)) return invalid(`type: ${type} is not a visitor event type`)
-  if (
-    type !== "VMS_INVITE_SENT" &&
-    typeof data === "object" &&
-    data !== null &&
-    "qrCardCode" in data
-  ) {
-    return invalid(`qrCardCode: allowed only in VMS_INVITE_SENT, not in ${type}`)
-  }
+  // Every violated constraint in one answer: a misplaced credential and the schema's findings.
+  const messages: Array<string> = []
+  if (type !== "VMS_INVITE_SENT" && typeof data === "object" && data !== null && "qrCardCode" in data)
+    messages.push(`qrCardCode: allowed only in VMS_INVITE_SENT, not in ${type}`)
   const decoded = decoders[type](data, { errors: "all" })
-  if (Result.isFailure(decoded)) return invalid(...issueMessages(decoded.failure.issue))
+  if (Result.isFailure(decoded)) messages.push(...issueMessages(decoded.failure.issue))
+  if (messages.length > 0 || Result.isFailure(decoded)) return invalid(...messages)
   return Result.succeed({ type, data: decoded.success } as VisitorEvent)
 }
 
@@ -161,23 +158,37 @@ export const mirrorEnvelopeFields = (
   data: unknown,
   projectId: string,
   now: number,
-): Result.Result<unknown, ValidationFailed> => {
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return Result.succeed(data)
+): { readonly data: unknown; readonly messages: ReadonlyArray<string> } => {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return { data, messages: [] }
   const given = data as { projectId?: unknown; timestamp?: unknown }
   const messages: Array<string> = []
   if (given.projectId !== undefined && given.projectId !== projectId)
     messages.push("data.projectId: must equal the project of the path")
-  if (given.timestamp !== undefined) {
-    const parsed =
-      typeof given.timestamp === "string" ? parseOffsetDateTime(given.timestamp) : Result.fail("must be a string")
-    if (Result.isFailure(parsed)) messages.push(`data.timestamp: ${parsed.failure}`)
+  let timestamp = given.timestamp
+  if (timestamp !== undefined) {
+    const parsed = typeof timestamp === "string" ? parseOffsetDateTime(timestamp) : Result.fail("must be a string")
+    if (Result.isFailure(parsed)) {
+      messages.push(`data.timestamp: ${parsed.failure}`)
+      timestamp = undefined // reported here; the schema is asked only about the other fields
+    }
   }
-  if (messages.length > 0) return Result.fail(new ValidationFailed({ messages }))
-  return Result.succeed({
-    ...data,
-    projectId,
-    timestamp: given.timestamp ?? new Date(now).toISOString(),
-  })
+  return { data: { ...data, projectId, timestamp: timestamp ?? new Date(now).toISOString() }, messages }
+}
+
+/**
+ * A visitor event as published (operator API): the envelope's fields mirrored, then validated,
+ * every violated constraint reported together.
+ */
+export const visitorEventOf = (
+  type: string,
+  data: unknown,
+  projectId: string,
+  now: number,
+): Result.Result<VisitorEvent, ValidationFailed> => {
+  const mirrored = mirrorEnvelopeFields(data, projectId, now)
+  const validated = validateVisitorEvent(type, mirrored.data)
+  if (mirrored.messages.length === 0) return validated
+  return invalid(...mirrored.messages, ...(Result.isFailure(validated) ? validated.failure.messages : []))
 }
 
 /** A copy safe for logs: the credential qrCardCode is dropped, everything else kept. */

@@ -4,7 +4,7 @@ import { Outbox } from "../ports/outbox.ts"
 import { UnitOfWork } from "../ports/unit-of-work.ts"
 import { WebhookStore, type DeliveryLogEntry, type WebhookState } from "../ports/webhook-store.ts"
 import { NotFound, ValidationFailed, type StateConflict } from "../shared/errors.ts"
-import { mirrorEnvelopeFields, validateVisitorEvent } from "./visitor-payloads.ts"
+import { visitorEventOf } from "./visitor-payloads.ts"
 
 /** A visitor event as the operator posts it (decoded at the edge: a type and an object). */
 export interface VisitorEventInput {
@@ -39,9 +39,7 @@ export class WebhookAdmin extends Context.Service<
       const publishVisitor = Effect.fn("WebhookAdmin.publishVisitor")(function* (projectId: string, input: VisitorEventInput) {
         // An unknown project is a 404 whatever the body says.
         if (!(yield* store.projectExists(projectId))) return yield* new NotFound({ entity: "project", id: projectId })
-        const mirrored = mirrorEnvelopeFields(input.data, projectId, clock.now())
-        if (Result.isFailure(mirrored)) return yield* mirrored.failure
-        const validated = validateVisitorEvent(input.type, mirrored.success)
+        const validated = visitorEventOf(input.type, input.data, projectId, clock.now())
         if (Result.isFailure(validated)) return yield* validated.failure
         const event = validated.success
         // timestamp mirrors occurredAt: both leave as the same ISO 8601 UTC text.

@@ -57,4 +57,15 @@ describe("visitor events: projectId and timestamp mirror the envelope", () => {
       expect(res.body.message[0]).toMatch(/^data\.timestamp: /)
     }
   })
+
+  it("a wrong projectId does not hide the other violated constraints: every one in one 400", async () => {
+    const { userId: _u, ...noUser } = hostCancelled("0123456789abcdef01234567", "yesterday")
+    const res = await post(noUser)
+    expect(res.status).toBe(400)
+    expect(res.body.message).toEqual([
+      "data.projectId: must equal the project of the path",
+      expect.stringMatching(/^data\.timestamp: /),
+      "userId: Missing key",
+    ])
+  })
 })
