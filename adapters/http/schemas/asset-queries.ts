@@ -1,5 +1,6 @@
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import { ObjectId } from "../../../core/shared/ids.ts"
+import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { OffsetDateTime, QueryInt, TimePeriod } from "./meeting-requests.ts"
 
 /** Query shapes of GET /meeting-rooms and GET /desks (spec Endpoints: Meeting rooms, Desks). */
@@ -48,7 +49,17 @@ export const LIST_DESKS_ARRAY_KEYS = ["ids", "statuses"] as const
 export const CalendarQuery = Schema.Struct({
   from: Schema.optionalKey(OffsetDateTime),
   to: Schema.optionalKey(OffsetDateTime),
-})
+}).check(
+  // As every other window: one whose end is not after its start is refused, not silently empty.
+  Schema.makeFilter((q) => {
+    if (q.from === undefined || q.to === undefined) return undefined
+    const from = parseOffsetDateTime(q.from)
+    const to = parseOffsetDateTime(q.to)
+    return Result.isSuccess(from) && Result.isSuccess(to) && !(to.success > from.success)
+      ? { path: ["to"], issue: "must be after from" }
+      : undefined
+  }),
+)
 
 const present = (raw: Record<string, unknown>, key: string) => raw[key] !== undefined
 

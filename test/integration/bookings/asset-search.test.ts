@@ -115,6 +115,14 @@ describe.each(ENGINES)("rooms and desks search on %s", (engine) => {
       const narrow = await h.request("GET", `/meeting-rooms/${w.hq.rooms.orchid}?${qs({ from: at(2, "00:00"), to: at(3, "00:00") })}`, { token: w.app })
       expect(narrow.body.data.calendar).toEqual({ from: at(2, "00:00"), to: at(3, "00:00"), bookings: [] })
     })
+    it("a calendar window whose end is not after its start is 400 SV001, as every window", async () => {
+      for (const kind of ["meeting-rooms", "desks"]) {
+        const id = kind === "desks" ? w.hq.desks.d1 : w.hq.rooms.orchid
+        const res = await h.request("GET", `/${kind}/${id}?${qs({ from: at(3, "00:00"), to: at(2, "00:00") })}`, { token: w.app })
+        expect(res.status, kind).toBe(400)
+        expect(res.body).toMatchObject({ code: "SV001", message: ["to: must be after from"] })
+      }
+    })
     it("GET /meeting-rooms/{id} is 404 SV005 for an unknown id or another project's room", async () => {
       for (const id of ["0123456789abcdef01234567", w.far.rooms.far]) {
         const res = await h.request("GET", `/meeting-rooms/${id}`, { token: w.app })
