@@ -21,6 +21,25 @@ export const decodeOrFail = <S extends Schema.Top>(schema: S, input: unknown): S
   return r.success
 }
 
+/**
+ * Runs each decode step and answers every step's violations in one 400 (a path parameter's and
+ * the body's together); the steps' values when all pass.
+ */
+export const decodeAll = <T extends ReadonlyArray<() => unknown>>(...steps: T): { -readonly [K in keyof T]: ReturnType<T[K]> } => {
+  const messages: string[] = []
+  const values: unknown[] = []
+  for (const step of steps) {
+    try {
+      values.push(step())
+    } catch (e) {
+      if (!(e instanceof ValidationFailed)) throw e
+      messages.push(...e.messages)
+    }
+  }
+  if (messages.length > 0) throw new ValidationFailed({ messages })
+  return values as never
+}
+
 const LONE_SURROGATE = /\p{Cs}/u
 /** A JSON escape of a surrogate (\uD800-\uDFFF): only such text can parse to a lone one. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/

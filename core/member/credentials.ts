@@ -77,6 +77,27 @@ export interface CredentialsView {
   readonly face: { readonly present: boolean }
 }
 
+/** The cards' UIDs, duplicates one card (the first label given wins); a message per bad number. */
+const decodeCards = (
+  cards: ReadonlyArray<readonly [index: number, card: CardRequest]>,
+  messages: Array<string>,
+  capped = true,
+): Array<DecodedCard> => {
+  const byUid = new Map<CardUid, { uid: CardUid; label?: string }>()
+  for (const [i, card] of cards) {
+    const decoded = decodeCardNumber(card.cardNo, card.cardCodeFormat)
+    if (Result.isFailure(decoded)) {
+      messages.push(`cards[${i}].${decoded.failure}`)
+      continue
+    }
+    const seen = byUid.get(decoded.success)
+    if (seen === undefined) byUid.set(decoded.success, withLabel({ uid: decoded.success }, card.label))
+    else if (seen.label === undefined && card.label !== undefined) seen.label = card.label
+  }
+  if (capped && byUid.size > MAX_CARDS) messages.push(`cards must name at most ${MAX_CARDS} distinct cards (got ${byUid.size})`)
+  return [...byUid.values()]
+}
+
 /**
  * Rule 4: every violated constraint gives one message, so a client fixes all in one round.
  * Duplicates of one UID in a request are one card; the first label given wins.
@@ -85,24 +106,7 @@ export const decodeCredentials = (
   request: CredentialsRequest,
 ): Result.Result<DecodedCredentials, ValidationFailed> => {
   const messages: Array<string> = []
-  let cards: Array<DecodedCard> | undefined
-  if (request.cards !== undefined) {
-    const byUid = new Map<CardUid, { uid: CardUid; label?: string }>()
-    request.cards.forEach((card, i) => {
-      const decoded = decodeCardNumber(card.cardNo, card.cardCodeFormat)
-      if (Result.isFailure(decoded)) return void messages.push(`cards[${i}].${decoded.failure}`)
-      const seen = byUid.get(decoded.success)
-      if (seen === undefined) {
-        byUid.set(decoded.success, withLabel({ uid: decoded.success }, card.label))
-      } else if (seen.label === undefined && card.label !== undefined) {
-        seen.label = card.label
-      }
-    })
-    if (byUid.size > MAX_CARDS) {
-      messages.push(`cards must name at most ${MAX_CARDS} distinct cards (got ${byUid.size})`)
-    }
-    cards = [...byUid.values()]
-  }
+  const cards = request.cards === undefined ? undefined : decodeCards([...request.cards.entries()], messages)
   let face: DecodedCredentials["face"]
   if (request.face === null) face = null
   else if (request.face !== undefined) {
@@ -120,6 +124,25 @@ export const decodeCredentials = (
     ...(cards !== undefined ? { cards } : {}),
     ...(face !== undefined ? { face } : {}),
   })
+}
+
+/**
+ * The card numbers and the face image of a request whose shape is wrong elsewhere, checked as
+ * far as they are well formed (the cards at their indexes, a string face), so one 400 names
+ * them with the shape's faults.
+ */
+export const credentialContentViolations = (request: {
+  readonly cards: ReadonlyArray<readonly [index: number, card: CardRequest]>
+  readonly face?: string
+}): ReadonlyArray<string> => {
+  const messages: Array<string> = []
+  // The request's own count check (the array's length) speaks for the number of cards.
+  decodeCards(request.cards, messages, false)
+  if (request.face !== undefined) {
+    const image = decodeFaceImage(request.face)
+    if (Result.isFailure(image)) messages.push(image.failure)
+  }
+  return messages
 }
 
 const withLabel = <T extends object>(base: T, label: string | undefined): T & { label?: string } =>

@@ -9,10 +9,10 @@ import { ok } from "../envelope.ts"
 import { errorResponse, type Run } from "../run.ts"
 import {
   checkExternalUserId,
-  PartnerCredentialsRequest,
+  decodeCredentialsRequest,
   PartnerMemberUpsertRequest,
 } from "../schemas/partner-requests.ts"
-import { decodeOrFail, readJson } from "../validation.ts"
+import { decodeAll, decodeOrFail, readJson } from "../validation.ts"
 
 export interface PartnerMemberDeps {
   readonly run: Run<never>
@@ -56,7 +56,11 @@ export const partnerMemberRoutes = ({ run, members }: PartnerMemberDeps) => {
     .put("/:externalUserId", (c) =>
       handle(
         c,
-        async () => ({ id: externalUserId(c), body: decodeOrFail(PartnerMemberUpsertRequest, await readJson(c)) }),
+        async () => {
+          const raw = await readJson(c)
+          const [id, body] = decodeAll(() => externalUserId(c), () => decodeOrFail(PartnerMemberUpsertRequest, raw))
+          return { id, body }
+        },
         (scope, { id, body }) => members.upsert(scope, id, body),
         (view) => ok(c, view),
       ),
@@ -80,7 +84,11 @@ export const partnerMemberRoutes = ({ run, members }: PartnerMemberDeps) => {
     .put("/:externalUserId/credentials", (c) =>
       handle(
         c,
-        async () => ({ id: externalUserId(c), body: decodeOrFail(PartnerCredentialsRequest, await readJson(c)) }),
+        async () => {
+          const raw = await readJson(c)
+          const [id, body] = decodeAll(() => externalUserId(c), () => decodeCredentialsRequest(raw))
+          return { id, body }
+        },
         (scope, { id, body }) => members.setCredentials(scope, id, body),
         (view) => ok(c, view),
       ),

@@ -1,7 +1,9 @@
 import { Result, Schema } from "effect"
 import { CardCodeFormat } from "../../../core/member/card-number.ts"
+import { credentialContentViolations } from "../../../core/member/credentials.ts"
 import { normalizePhone } from "../../../core/member/phone.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
+import { decodeOrFail } from "../validation.ts"
 import { OffsetDateTime } from "./text-rules.ts"
 
 /**
@@ -81,6 +83,27 @@ export const PartnerCredentialsRequest = Schema.Struct({
   faceConsentAt: Schema.optionalKey(DateTime),
 })
 export type PartnerCredentialsRequest = typeof PartnerCredentialsRequest.Type
+
+const decodeCardItem = Schema.decodeUnknownResult(CardItem)
+
+/**
+ * The credentials body, or every violated constraint: when its shape is wrong, the card numbers
+ * and the face that are well formed are checked too (core rule 4), so one 400 names them all.
+ */
+export const decodeCredentialsRequest = (raw: unknown): PartnerCredentialsRequest => {
+  try {
+    return decodeOrFail(PartnerCredentialsRequest, raw)
+  } catch (e) {
+    if (!(e instanceof ValidationFailed) || typeof raw !== "object" || raw === null) throw e
+    const { cards, face } = raw as { cards?: unknown; face?: unknown }
+    const wellFormed = (Array.isArray(cards) ? cards : []).flatMap((card: unknown, i) => {
+      const item = decodeCardItem(card)
+      return Result.isSuccess(item) ? [[i, item.success] as const] : []
+    })
+    const content = credentialContentViolations({ cards: wellFormed, ...(typeof face === "string" ? { face } : {}) })
+    throw content.length === 0 ? e : new ValidationFailed({ messages: [...e.messages, ...content] })
+  }
+}
 
 /** Path parameter externalUserId: 1-128 characters (code points), opaque to the service. */
 export const MAX_EXTERNAL_USER_ID = 128

@@ -261,6 +261,24 @@ describe.each(ENGINES)("partner credentials on %s", (engine) => {
       expect(res.status).toBe(400)
       expect(res.body.message.length).toBeGreaterThanOrEqual(2)
     })
+
+    it("a wrong shape does not hide the card numbers and the face: every violation in one 400", async () => {
+      await onboard("bad-6")
+      const res = await creds("bad-6", { cards: [{ cardNo: "x" }, { cardNo: 1 }], face: "!!!", faceConsentAt: "bad" })
+      expect(res.status).toBe(400)
+      const text = res.body.message.join("\n")
+      expect(res.body.message).toHaveLength(4)
+      expect(text).toContain("cards.1.cardNo")
+      expect(text).toContain("faceConsentAt")
+      expect(text).toContain("cards[0]")
+      expect(res.body.message.some((m: string) => /face/i.test(m) && !m.startsWith("faceConsentAt"))).toBe(true)
+    })
+
+    it("a bad externalUserId and a bad body are one 400 with both", async () => {
+      const res = await w.call("PUT", w.member("x".repeat(129)), { firstName: 5, lastName: "" })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toEqual(["externalUserId: must be at most 128 characters", "firstName: Expected string"])
+    })
   })
 
   describe("PUT credentials rule 5: the member must be active", () => {
