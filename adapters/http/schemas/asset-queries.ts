@@ -63,11 +63,24 @@ export const CalendarQuery = Schema.Struct({
 
 const present = (raw: Record<string, unknown>, key: string) => raw[key] !== undefined
 
+/**
+ * A window whose end is not after its start, when both ends are well formed: reported with the
+ * query's other faults (the route's windowOf is the same rule on the decoded values).
+ */
+const windowOrderErrors = (raw: Record<string, unknown>): string[] => {
+  const instant = (key: string) => (typeof raw[key] === "string" ? parseOffsetDateTime(raw[key] as string) : undefined)
+  const start = instant("startDateTime")
+  const end = instant("endDateTime")
+  return start && end && Result.isSuccess(start) && Result.isSuccess(end) && !(end.success > start.success)
+    ? ["endDateTime: must be after startDateTime"]
+    : []
+}
+
 /** Rooms: a window is startDateTime and endDateTime together. */
 export const roomQueryCrossErrors = (raw: Record<string, unknown>): string[] =>
   present(raw, "startDateTime") !== present(raw, "endDateTime")
     ? ["startDateTime, endDateTime: an availability window needs both startDateTime and endDateTime"]
-    : []
+    : windowOrderErrors(raw)
 
 /** Desks: startDateTime plus exactly one of endDateTime or timePeriod. */
 export const deskQueryCrossErrors = (raw: Record<string, unknown>): string[] => {
@@ -78,5 +91,5 @@ export const deskQueryCrossErrors = (raw: Record<string, unknown>): string[] => 
   if (!start) return ["startDateTime: is required with endDateTime or timePeriod"]
   if (end === period)
     return ["endDateTime, timePeriod: an availability window takes exactly one of endDateTime or timePeriod"]
-  return []
+  return windowOrderErrors(raw)
 }

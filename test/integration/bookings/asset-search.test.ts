@@ -83,6 +83,13 @@ describe.each(ENGINES)("rooms and desks search on %s", (engine) => {
       expect((await rooms({ projectId: w.hq.id, startDateTime: at(1, "10:00"), endDateTime: at(1, "09:00") })).status).toBe(400)
       expect((await rooms({ projectId: w.hq.id, startDateTime: "2030-01-08T10:00:00", endDateTime: at(1, "11:00") })).status).toBe(400)
     })
+    it("an inverted window is reported with the query's other faults, in one 400 (rooms and desks)", async () => {
+      const window = { projectId: w.hq.id, startDateTime: at(1, "10:00"), endDateTime: at(1, "09:00") }
+      const room = await rooms({ ...window, minCapacity: 0 })
+      expect(room.body.message).toEqual([expect.stringMatching(/^minCapacity: /), "endDateTime: must be after startDateTime"])
+      const desk = await desks({ ...window, limit: -1 })
+      expect(desk.body.message).toEqual([expect.stringMatching(/^limit: /), "endDateTime: must be after startDateTime"])
+    })
     it("with a window, rooms with a conflicting booking are excluded", async () => {
       const res = await rooms({ projectId: w.hq.id, startDateTime: at(1, "10:30"), endDateTime: at(1, "11:30") })
       expect(res.status).toBe(200)
