@@ -190,7 +190,15 @@ const errorResponse = (status: number, rows: readonly ErrorRow[]): Json => {
       },
     },
     ...(status === 429 || status === 503
-      ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait before retrying." } } }
+      ? {
+          headers: {
+            "Retry-After": {
+              schema: { type: "integer" },
+              description:
+                "Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one).",
+            },
+          },
+        }
       : {}),
   }
 }

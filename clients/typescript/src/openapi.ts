@@ -2046,7 +2046,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     /** @description Always no-store. */
                     "Cache-Control"?: "no-store";
@@ -2154,7 +2154,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2261,7 +2261,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2370,7 +2370,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2477,7 +2477,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2588,7 +2588,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2717,7 +2717,7 @@ export interface operations {
             /** @description `SV040`: Too many unpaid bookings held at once (data.limit); pay or cancel one first. */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2747,7 +2747,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2852,7 +2852,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2977,7 +2977,7 @@ export interface operations {
             /** @description `SV040`: Too many unpaid bookings held at once (data.limit); pay or cancel one first. */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3007,7 +3007,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3140,7 +3140,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3273,7 +3273,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3406,7 +3406,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3491,7 +3491,7 @@ export interface operations {
             /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3521,7 +3521,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3642,7 +3642,7 @@ export interface operations {
             /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3672,7 +3672,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3753,7 +3753,7 @@ export interface operations {
             /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3783,7 +3783,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3896,7 +3896,7 @@ export interface operations {
             /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3926,7 +3926,7 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3989,6 +3989,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `SV006`: State conflict. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV006";
+                    };
+                };
+            };
             /** @description `SV001`: Request body too large. */
             413: {
                 headers: {
@@ -4016,7 +4028,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4078,7 +4090,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4184,7 +4196,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4246,7 +4258,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4351,7 +4363,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4469,7 +4481,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4578,7 +4590,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4670,7 +4682,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4758,7 +4770,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4846,7 +4858,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4986,7 +4998,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -5032,7 +5044,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -5080,7 +5092,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -5126,7 +5138,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -5172,7 +5184,7 @@ export interface operations {
             /** @description `SV004`: Upstream unavailable. Retryable. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

@@ -181,6 +181,8 @@ export const operatorGroup = defineGroup({
         },
       },
       responses: [{ status: 200, description: "Key-to-ObjectId map.", data: ManifestIds }],
+      // A user's phone or employee id already held by a user outside the manifest.
+      errors: ["StateConflict"],
     },
     {
       method: "get",
