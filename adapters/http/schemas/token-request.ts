@@ -27,8 +27,11 @@ export const ActAsGrant = Schema.Struct({
   app_id: NonEmpty,
   app_secret: NonEmpty,
   // Counted in code points, as the partner routes count the externalUserId it names.
+  // (JSON Schema's maxLength counts code points too.)
   subject: NonEmpty.check(
-    Schema.makeFilter((s: string) => [...s].length <= MAX_EXTERNAL_USER_ID || `must be at most ${MAX_EXTERNAL_USER_ID} characters`),
+    Schema.makeFilter((s: string) => [...s].length <= MAX_EXTERNAL_USER_ID || `must be at most ${MAX_EXTERNAL_USER_ID} characters`, {
+      toJsonSchema: () => ({ maxLength: MAX_EXTERNAL_USER_ID }),
+    }),
   ),
   subject_type: Schema.optionalKey(Schema.Literals(["external_user_id", "keyspace_member_id"])),
 })
