@@ -258,7 +258,8 @@ export const withStoredPhones = (m: Manifest): Manifest => ({
 /**
  * Entries that would be two different users holding one phone (unique across all users) or,
  * in one project, one employee id (unique within the project), one message each. Entries with
- * one email (any case) are one person; an entry without email is a person of its own.
+ * one email (any case) are one person; an entry without email is a person of its own. Phones
+ * are compared as stored: pass the manifest through `withStoredPhones` first.
  */
 export const manifestIdentityErrors = (m: Manifest): string[] => {
   const errors: string[] = []
@@ -273,7 +274,7 @@ export const manifestIdentityErrors = (m: Manifest): string[] => {
         if (first === undefined) seen.set(value, { person, at })
         else if (first.person !== person) errors.push(`${at}.${field}: "${value}" is also the ${field} of ${first.at}`)
       }
-      if (u.phone !== undefined) held(phones, manifestPhone(u.phone), "phone")
+      if (u.phone !== undefined) held(phones, u.phone, "phone")
       if (u.employeeId !== undefined) held(employeeIds, u.employeeId, "employeeId")
     })
   })

@@ -25,11 +25,12 @@ export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy",
       manifest: Manifest,
       extraErrors: ReadonlyArray<string> = [],
     ) {
-      const messages = [...manifestReferenceErrors(manifest), ...manifestIdentityErrors(manifest), ...extraErrors]
+      const stored = withStoredPhones(manifest)
+      const messages = [...manifestReferenceErrors(stored), ...manifestIdentityErrors(stored), ...extraErrors]
       if (messages.length > 0) return yield* new ValidationFailed({ messages })
       // Every process's caches follow this commit without a call here (cache_epoch triggers).
       // A phone or employee id held by a user outside the manifest fails it (StateConflict).
-      return yield* uow.transaction(store.apply(withStoredPhones(manifest)))
+      return yield* uow.transaction(store.apply(stored))
     })
 
     /** GET /admin/v1/manifest/ids. */
