@@ -45,17 +45,18 @@ export class BookingLifecycle extends Context.Service<
       const clock = yield* Clock
       const settings = yield* BookingSettings
 
-      // Asset configs change only through the manifest: a few seconds' memory saves decoding
-      // per tick; a tick fired on a config a few seconds stale still passes applicableTick.
-      const configs = new Map<string, { readonly config: ResolvedMeetingConfig; readonly until: number }>()
-      const configOf = (assetId: string, raw: unknown): ResolvedMeetingConfig => {
-        const now = Date.now()
-        const hit = configs.get(assetId)
-        if (hit !== undefined && hit.until > now) return hit.config
+      // The tick's transaction reads the asset's config afresh; what is kept is only its decoding,
+      // keyed by the config's text, so a manifest change (on any process) is the next tick's
+      // config. A few seconds' memory per asset fired a no-show its new config had disabled.
+      const configs = new Map<string, ResolvedMeetingConfig>()
+      const configOf = (raw: unknown): ResolvedMeetingConfig => {
+        const key = JSON.stringify(raw ?? {})
+        const hit = configs.get(key)
+        if (hit !== undefined) return hit
         const decoded = decodeAssetConfig(raw ?? {})
         const config = resolveMeetingConfig(Result.isSuccess(decoded) ? decoded.success : undefined)
         if (configs.size > 10_000) configs.clear()
-        configs.set(assetId, { config, until: now + 5_000 })
+        configs.set(key, config)
         return config
       }
 
@@ -91,7 +92,7 @@ export class BookingLifecycle extends Context.Service<
         const { stored } = locked
         const slot = stored.slots.find((x) => x.occurrenceIndex === tick.occurrenceIndex)
         if (slot === undefined) return { _tag: "Skipped" } as const
-        const config = configOf(stored.row.assetId, locked.assetConfig)
+        const config = configOf(locked.assetConfig)
         const snapshot = snapshotOf(stored, slot, config, yield* paymentExpiryOf(stored))
         const effect = applicableTick(snapshot.booking, config, tick, at)
         const occurrence = stored.row.rrule === null ? undefined : occurrenceEventId(stored.row.id, slot.startAt.getTime())

@@ -6,6 +6,7 @@ import {
   book,
   eventsOf,
   local,
+  schedulerManifest,
   setUpSchedulerWorld,
   statusOf,
   ticksOf,
@@ -93,6 +94,25 @@ describe.each(ENGINES)("lifecycle ticks on %s", (engine) => {
     await advanceTo(h, "11:00", d)
     expect(await statusOf(h, w, m._id)).toBe("done")
     expect(await ticked(m._id)).toEqual([`ROOM_REMINDER@${utc("09:45", d)}`, `ROOM_ENDING_SOON@${utc("10:45", d)}`])
+  })
+
+  it("a meetingConfig the manifest changes holds for the next tick at once: no-show disabled after the reminder, no warning and no cancel", async () => {
+    const d = ++nextDay
+    await h.applyManifest(schedulerManifest({ rooms: 1 }))
+    const roomId = (await h.admin("GET", "/manifest/ids")).body.data.projects.hq.rooms.r0
+    const res = await h.request("POST", "/meetings", {
+      token: await w.token(),
+      body: { meetingRoomId: roomId, title: "Lifecycle", startDateTime: local("10:00", d), endDateTime: local("11:00", d) },
+    })
+    expect(res.status).toBe(201)
+    const id = res.body.data._id
+    await advanceTo(h, "09:45", d)
+    expect(await ticked(id)).toEqual([`ROOM_REMINDER@${utc("09:45", d)}`])
+    // Straight after the reminder (the config was just read for it): warning and auto-cancel off.
+    await h.applyManifest(schedulerManifest({ rooms: 1, meetingConfig: { postStartWarnMinutes: -1, postStartExpireMinutes: -1 } }))
+    await advanceTo(h, "10:30", d)
+    expect(await statusOf(h, w, id)).toBe("active")
+    expect(await ticked(id)).toEqual([`ROOM_REMINDER@${utc("09:45", d)}`])
   })
 
   it("preStartMinutes -1 disables the reminder", async () => {
