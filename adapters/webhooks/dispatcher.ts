@@ -246,8 +246,9 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
         if (relayed.taken < 100) break
       }
     }
+    // A stop that came during the relay claims nothing more: what is queued waits for a worker.
     const free = maxInFlight - inFlight.size
-    if (!claimNeeded || free <= 0) return
+    if (stopped || !claimNeeded || free <= 0) return
     claimNeeded = false
     const claimed = await claimDue(s.database.db, {
       now: s.clock.now(),
@@ -350,9 +351,14 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
       stopped = true
       clearTimeout(timer)
       await unlisten?.().catch(() => {})
-      // In-flight attempts end within the timeout; their leases cover a hard stop.
-      await withTimeout(settled([...inFlight.values()]), timeoutMs, () => undefined)
+      // A round under way may still claim and start attempts: it ends first. Then every attempt
+      // in flight is let finish and recorded (each ends within the timeout), so a graceful stop
+      // never sends one that another process sends again when its lease lapses; the leases
+      // cover a hard stop.
       await chain.catch(() => {})
+      const deadline = Date.now() + timeoutMs
+      while (inFlight.size > 0 && Date.now() < deadline)
+        await withTimeout(settled([...inFlight.values()]), Math.max(0, deadline - Date.now()), () => undefined)
     },
   }
 }

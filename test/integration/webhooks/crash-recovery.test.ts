@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import { createServer } from "node:net"
+import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freshPostgresDatabase } from "../../support/databases.ts"
 import { webhookManifest, hostCancelled } from "./fixtures.ts"
 import { startReceiver, type Receiver } from "./receiver.ts"
 
 /**
- * At-least-once across a crash: real server processes (npx tsx runtimes/node/server.ts) on one
+ * At-least-once across a crash: real server processes (node --import tsx runtimes/node/server.ts) on one
  * PostgreSQL database, SIGKILLed while deliveries are in flight and queued.
  */
 
@@ -26,12 +27,13 @@ interface Server {
   readonly base: string
   readonly child: ChildProcess
   readonly admin: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>
-  readonly kill: () => Promise<void>
+  readonly kill: (signal?: NodeJS.Signals) => Promise<void>
 }
 
 const startServer = async (databaseUrl: string): Promise<Server> => {
   const port = await freePort()
-  const child = spawn("npx", ["tsx", "runtimes/node/server.ts"], {
+  // Node itself, not npx: a signal reaches the server, and its exit is the server's.
+  const child = spawn(process.execPath, ["--import", "tsx", "runtimes/node/server.ts"], {
     cwd: new URL("../../../", import.meta.url).pathname,
     env: {
       ...process.env,
@@ -44,7 +46,7 @@ const startServer = async (databaseUrl: string): Promise<Server> => {
       KEYSPACE_ALLOW_INSECURE_WEBHOOKS: "1",
       KEYSPACE_LOG_LEVEL: "silent",
     },
-    // Own process group: SIGKILL reaches npx, tsx and node alike.
+    // Own process group: a SIGKILL reaches the server and whatever it started.
     detached: true,
     stdio: "ignore",
   })
@@ -70,11 +72,11 @@ const startServer = async (databaseUrl: string): Promise<Server> => {
       })
       return { status: res.status, body: await res.json() }
     },
-    kill: () =>
+    kill: (signal: NodeJS.Signals = "SIGKILL") =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve()
         child.once("exit", () => resolve())
-        process.kill(-child.pid!, "SIGKILL")
+        process.kill(-child.pid!, signal)
       }),
   }
 }
@@ -167,6 +169,33 @@ describe("webhook delivery across a server crash (PostgreSQL, real processes)", 
       expect(new Set(got)).toEqual(new Set(ids))
     } finally {
       await other.close()
+    }
+  }, 120_000)
+
+  it("a SIGTERM lets the deliveries in flight finish and records them: none is left to be sent again", async () => {
+    // Alone on the database: no other process's attempts in flight.
+    for (const other of servers) await other.kill()
+    const server = await startServer(db.url)
+    servers.push(server)
+    const applied = await server.admin("PUT", "/manifest", webhookManifest("sigterm", [{ key: "ops", url: rx.url }]))
+    expect(applied.status).toBe(200)
+    const projectId = applied.body.data.projects.sigterm.id
+    rx.respond = () => ({ status: 204, delayMs: 300 })
+    const mark = rx.received.length
+    // The stop meets the dispatcher's round relaying and claiming what was just published.
+    await Promise.all(Array.from({ length: 8 }, () => publishAll(server, projectId, 12)))
+    await server.kill("SIGTERM")
+    expect(rx.received.length).toBeGreaterThan(mark)
+    // Every delivery the receiver got was answered 204 and must be recorded delivered, not
+    // left leased for another process to send again.
+    const got = new Set(rx.received.slice(mark).map((r) => r.headers["x-service-delivery"] as string))
+    const sql = postgres(db.url, { max: 1, onnotice: () => {} })
+    try {
+      const rows = await sql<{ id: string; state: string }[]>`select id, state from webhook_deliveries where id in ${sql([...got])}`
+      expect(rows).toHaveLength(got.size)
+      expect(rows.filter((r) => r.state !== "delivered").map((r) => r.state)).toEqual([])
+    } finally {
+      await sql.end()
     }
   }, 120_000)
 })

@@ -17,7 +17,10 @@ export interface Received {
   readonly receivedAt: number
 }
 
-export type Responder = (req: Received, index: number) => { status: number; headers?: Record<string, string> } | "hang"
+export type Responder = (
+  req: Received,
+  index: number,
+) => { status: number; headers?: Record<string, string>; delayMs?: number } | "hang"
 
 export interface Receiver {
   readonly url: string
@@ -53,8 +56,12 @@ const handler = (state: { received: Received[]; respond: Responder; waiters: Arr
       for (const w of state.waiters.splice(0)) w()
       const answer = state.respond(r, state.received.length - 1)
       if (answer === "hang") return
-      res.writeHead(answer.status, answer.headers ?? {})
-      res.end("ok")
+      const send = () => {
+        res.writeHead(answer.status, answer.headers ?? {})
+        res.end("ok")
+      }
+      if (answer.delayMs === undefined) send()
+      else setTimeout(send, answer.delayMs)
     })
   }
 
