@@ -7,8 +7,12 @@ import { ValidationFailed, type StateConflict } from "../shared/errors.ts"
 /** How far the operator moves the test clock: by minutes, or to an instant (ms; NaN = unparsable). */
 export type ClockStep = { readonly _tag: "By"; readonly minutes: number } | { readonly _tag: "To"; readonly at: number }
 
-/** Past year 9999 an ISO date-time needs six digits, which PostgreSQL timestamps refuse. */
-const LATEST_CLOCK_INSTANT = Date.parse("9999-12-31T23:59:59.999Z")
+/**
+ * Past year 9999 an ISO date-time needs six digits, which PostgreSQL timestamps refuse; the
+ * clock stops a year before, so the times it stamps ahead of itself (a refresh token's 30 days,
+ * payment windows, retries) stay within 9999 too (a clock near the end made token grants 500).
+ */
+const LATEST_CLOCK_INSTANT = Date.parse("9998-12-31T23:59:59.999Z")
 
 /** The new time for `step` from the clock's `current` time (never backwards, never past 9999). */
 export const clockTarget = (step: ClockStep, current: number): Result.Result<number, ValidationFailed> => {
@@ -16,7 +20,7 @@ export const clockTarget = (step: ClockStep, current: number): Result.Result<num
   if (Number.isNaN(target)) return Result.fail(new ValidationFailed({ messages: ["to: not a valid date-time"] }))
   if (target < current) return Result.fail(new ValidationFailed({ messages: ["to: must not be earlier than now"] }))
   if (target > LATEST_CLOCK_INSTANT)
-    return Result.fail(new ValidationFailed({ messages: ["clock: must stay before 10000-01-01T00:00:00Z"] }))
+    return Result.fail(new ValidationFailed({ messages: ["clock: must stay before 9999-01-01T00:00:00Z"] }))
   return Result.succeed(target)
 }
 

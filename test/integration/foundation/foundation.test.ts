@@ -130,6 +130,11 @@ describe.each(ENGINES)("foundation on %s", (engine) => {
       expect((await h.admin("POST", "/clock/advance", { to: CLOCK_START })).status).toBe(400)
       expect((await h.admin("POST", "/clock/advance", { minutes: -1 })).status).toBe(400)
     })
+    it("the clock stops a year before 10000, so what it stamps ahead (a refresh token's 30 days) stays a date", async () => {
+      const res = await h.admin("POST", "/clock/advance", { to: "9999-06-01T00:00:00Z" })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toEqual(["clock: must stay before 9999-01-01T00:00:00Z"])
+    })
     it("a body with both minutes and to, or neither, is 400 SV001 with one message, and the clock stays", async () => {
       const before = (await h.admin("GET", "/clock")).body.data.now
       for (const body of [{ minutes: 5, to: "2099-01-01T00:00:00Z" }, {}]) {
