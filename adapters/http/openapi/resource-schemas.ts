@@ -96,7 +96,7 @@ const assetFields = {
   _id: Schema.String,
   name: Schema.String,
   email: Schema.String,
-  capacity: Schema.Number,
+  capacity: Schema.Int,
   brandId: Schema.String,
   projectId: Schema.String,
   zoneId: Schema.String,
@@ -134,7 +134,7 @@ export const MeetingRoom = id("MeetingRoom")(
 export const Desk = id("Desk")(
   Schema.Struct({
     ...assetFields,
-    index: Schema.Number,
+    index: Schema.Int,
     status: Schema.Literals(["active", "inactive", "in-used", "reserved", "suspended"]),
   }),
 )
@@ -282,7 +282,7 @@ export const Meeting = id("Meeting")(
         responseStatus: Schema.optionalKey(Schema.String),
       }),
     ),
-    estimatedAttendance: Schema.optionalKey(Schema.Number),
+    estimatedAttendance: Schema.optionalKey(Schema.Int),
     payment: Schema.optionalKey(Payment),
     billingSummaries: Schema.Array(BillingSummary),
     histories: Schema.Array(MeetingHistory),
@@ -396,7 +396,7 @@ export const DeliveryLogEntry = id("DeliveryLogEntry")(
     attempts: Schema.Array(
       Schema.Struct({
         time: DateTime,
-        statusCode: Schema.optionalKey(Schema.Number),
+        statusCode: Schema.optionalKey(Schema.Int),
         error: Schema.optionalKey(Schema.String),
       }),
     ),

@@ -24,10 +24,10 @@ export const Text = (max: number) =>
   Schema.String.check(Schema.isMaxLength(max, { message: `must be at most ${max} characters` }))
 
 // The spec says "integer, min 0"; the cap keeps it inside a PostgreSQL integer.
-const NonNegativeInt = Schema.Number.check(
-  Schema.makeFilter(
-    (n: number) => (Number.isInteger(n) && n >= 0 && n <= 1_000_000) || "must be an integer between 0 and 1000000",
-  ),
+const NonNegativeInt = Schema.Int.check(
+  Schema.makeFilter((n: number) => (n >= 0 && n <= 1_000_000) || "must be an integer between 0 and 1000000", {
+    toJsonSchema: () => ({ minimum: 0, maximum: 1_000_000 }),
+  }),
 )
 
 export const TIME_PERIODS = ["morning", "afternoon", "allDay"] as const
