@@ -203,8 +203,16 @@ export const transition = (
       }
       if (!(end > start)) return violated("endDateTime must be after startDateTime")
       if (end !== booking.end && end <= now) return violated("endDateTime must be in the future")
-      const timesChanged = start !== booking.start || end !== booking.end
-      const events: ReadonlyArray<BookingDomainEvent> = timesChanged
+      // Spec: MODIFY when the "booking changed" (its times, or what integrators show of it:
+      // title, body, attendees, attendance); a PATCH that changes nothing sends nothing.
+      const changed =
+        start !== booking.start ||
+        end !== booking.end ||
+        (changes.title !== undefined && changes.title !== booking.title) ||
+        (changes.body !== undefined && changes.body !== booking.body) ||
+        (changes.estimatedAttendance !== undefined && changes.estimatedAttendance !== booking.estimatedAttendance) ||
+        (changes.attendees !== undefined && JSON.stringify(changes.attendees) !== JSON.stringify(booking.attendees))
+      const events: ReadonlyArray<BookingDomainEvent> = changed
         ? [
             {
               kind: "MODIFY",

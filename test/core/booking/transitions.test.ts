@@ -208,11 +208,15 @@ describe("rule 2: update only from active or checked-in", () => {
     ])
   })
 
-  it("changing only the title emits no MODIFY", () => {
+  it("changing only the title is a change: MODIFY with the same old and new times; resending the same values is none", () => {
     const cmd: BookingCommand = { _tag: "Update", changes: { title: "Renamed", start: START } }
     const r = success(transition(makeBooking(), cmd, NOW, pinHolder))
     expect(r.booking.title).toBe("Renamed")
-    expect(r.events).toEqual([])
+    expect(r.events).toEqual([
+      { kind: "MODIFY", bookingId: makeBooking().id, at: NOW, oldStart: START, oldEnd: END, newStart: START, newEnd: END },
+    ])
+    const same: BookingCommand = { _tag: "Update", changes: { title: makeBooking().title, start: START, end: END } }
+    expect(success(transition(makeBooking(), same, NOW, pinHolder)).events).toEqual([])
   })
 
   it("extending a checked-in booking's end is allowed", () => {

@@ -279,10 +279,11 @@ describe.each(ENGINES)("meeting lifecycle on %s", (engine) => {
   })
 
   describe("outbox", () => {
-    it("create, time change and cancel record ROOM_BOOK, ROOM_MODIFY, ROOM_CANCEL in their own transaction", async () => {
+    it("create, each change (times, or title only) and cancel record ROOM_BOOK, ROOM_MODIFY, ROOM_CANCEL in their own transaction", async () => {
       const m = (await bookRoom(h, w.alice, w.hq.rooms.race, 4, "09:00", "10:00")).body.data
       await patch(m._id, w.alice, { endDateTime: at(4, "10:30") })
-      await patch(m._id, w.alice, { title: "no time change, no event" })
+      await patch(m._id, w.alice, { title: "renamed: the booking changed" })
+      await patch(m._id, w.alice, { title: "renamed: the booking changed" }) // the same again: no event
       await act(m._id, "check-out", w.alice) // refused: no event
       await act(m._id, "cancel", w.alice)
       const rows = await h.booted.services.database.db
@@ -290,7 +291,7 @@ describe.each(ENGINES)("meeting lifecycle on %s", (engine) => {
         .from(outboxEventsTable)
         .where(eq(outboxEventsTable.bookingId, m._id))
         .orderBy(asc(outboxEventsTable.createdAt), asc(outboxEventsTable.id))
-      expect(rows.map((r) => r.type)).toEqual(["ROOM_BOOK", "ROOM_MODIFY", "ROOM_CANCEL"])
+      expect(rows.map((r) => r.type)).toEqual(["ROOM_BOOK", "ROOM_MODIFY", "ROOM_MODIFY", "ROOM_CANCEL"])
       expect(rows[0]!.projectId).toBe(w.hq.id)
       expect(rows[1]!.payload).toMatchObject({ event: { kind: "MODIFY", bookingId: m._id } })
     })
