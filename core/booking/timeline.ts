@@ -189,7 +189,8 @@ export const applicableTick = (
     case "end":
       return { kind: "transition", command: "End" }
     case "pre-start":
-      if (fired || now >= booking.start) return none
+      // preStartMinutes 0 is a reminder at the start itself: the start is its moment, not past.
+      if (fired || now >= booking.start + (config.preStartMinutes === 0 ? MINUTE : 0)) return none
       return emit({
         kind: "REMINDER",
         bookingId: booking.id,

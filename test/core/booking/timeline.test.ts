@@ -140,6 +140,14 @@ describe("applying a tick", () => {
     expect(applicableTick(booking(), defaultMeetingConfig, tick, T0)).toEqual({ kind: "none" })
   })
 
+  it("preStartMinutes 0 is a reminder at the start (only -1 disables it): it fires within the start's minute", () => {
+    const config = { ...defaultMeetingConfig, preStartMinutes: 0 }
+    const tick = find(timeline(booking(), config), "pre-start")
+    expect(tick.dueAt).toBe(booking().start)
+    expect(applicableTick(booking(), config, tick, tick.dueAt)).toMatchObject({ kind: "emit", event: { kind: "REMINDER", minutesUntilStart: 0 } })
+    expect(applicableTick(booking(), config, tick, tick.dueAt + MIN)).toEqual({ kind: "none" })
+  })
+
   it("post-start-warn emits NO_SHOW_WARNING with minutes until the auto-cancel", () => {
     const tick = find(ticks, "post-start-warn")
     const effect = applicableTick(booking(), defaultMeetingConfig, tick, tick.dueAt)
@@ -317,7 +325,8 @@ describe("tick properties", () => {
           const now = tick.dueAt + late * MIN
           const effect = applicableTick(b, c, tick, now)
           if (effect.kind !== "emit") continue
-          if (tick.kind === "pre-start") expect(now).toBeLessThan(b.start)
+          // A reminder at the start itself (preStartMinutes 0) has the start's minute.
+          if (tick.kind === "pre-start") expect(now).toBeLessThan(b.start + (c.preStartMinutes === 0 ? MIN : 0))
           if (tick.kind === "pre-end") expect(now).toBeLessThan(b.end)
           if (tick.kind === "post-start-warn") {
             expect(now).toBeLessThan(b.start + c.postStartExpireMinutes * MIN)
