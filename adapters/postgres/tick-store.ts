@@ -269,6 +269,8 @@ const notifyTicks = (tx: Queryable, dueAt: number): void => wakeAfterCommit(tx, 
 export interface ClaimedTick extends BookingTick {
   readonly id: number
   readonly attempts: number
+  /** When the tick was planned (a reschedule plans ticks already due). */
+  readonly createdAt: number
 }
 
 interface ClaimRow {
@@ -277,6 +279,7 @@ interface ClaimRow {
   occurrence_index: number
   kind: TickKind
   due_ms: number | string
+  created_ms: number | string
   attempts: number
 }
 
@@ -301,7 +304,8 @@ export const claimDueTicks = async (
   const rows = await execute<ClaimRow>(
     tx,
     sql`select id, booking_id, occurrence_index, kind, attempts,
-          (extract(epoch from due_at) * 1000)::float8 as due_ms
+          (extract(epoch from due_at) * 1000)::float8 as due_ms,
+          (extract(epoch from created_at) * 1000)::float8 as created_ms
         from scheduled_ticks t
         where state = 'pending' and run_at <= ${iso(now)}::timestamptz and kind <> ${PLAN}
           and not exists (select 1 from scheduled_ticks p
@@ -378,7 +382,8 @@ export const claimTickById = async (
   const rows = await execute<ClaimRow>(
     tx,
     sql`select id, booking_id, occurrence_index, kind, attempts,
-          (extract(epoch from due_at) * 1000)::float8 as due_ms
+          (extract(epoch from due_at) * 1000)::float8 as due_ms,
+          (extract(epoch from created_at) * 1000)::float8 as created_ms
         from scheduled_ticks
         where id = ${id} and state = 'pending' and run_at <= ${iso(now)}::timestamptz
         for update skip locked`,
@@ -393,6 +398,7 @@ const toClaimed = (r: ClaimRow): ClaimedTick => ({
   kind: r.kind,
   dueAt: Number(r.due_ms),
   attempts: Number(r.attempts),
+  createdAt: Number(r.created_ms),
 })
 
 /** After a failed attempt: retry later with exponential backoff, give up after `maxAttempts`. */

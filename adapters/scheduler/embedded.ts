@@ -84,8 +84,10 @@ export const makeEmbeddedScheduler = (
 
   const atOf = (tick: ClaimedTick, now: number, stepped: boolean): number =>
     // The manual clock jumped over the due time: apply as if at it (events' occurredAt), so
-    // a one-hour advance replays the hour tick by tick. The system clock fires at now.
-    stepped ? tick.dueAt : now
+    // a one-hour advance replays the hour tick by tick; but never before the tick was planned
+    // (a lapsed extension plans a no-show already due: it happens at the lapse, not before it).
+    // The system clock fires at now.
+    stepped ? Math.max(tick.dueAt, tick.createdAt) : now
 
   /**
    * One batch in one transaction (the fast path: no savepoint per tick). If any tick throws,

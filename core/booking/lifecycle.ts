@@ -2,7 +2,6 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import { lapseUnpaid } from "../payment/lapse.ts"
 import { BookingSettings } from "../ports/booking-settings.ts"
 import { BookingStore } from "../ports/booking-store.ts"
-import { Clock } from "../ports/clock.ts"
 import type { BookingTick, LifecycleSnapshot, TickOutcome } from "../ports/lifecycle-scheduler.ts"
 import { Outbox } from "../ports/outbox.ts"
 import { PaymentStore } from "../ports/payment-store.ts"
@@ -42,7 +41,6 @@ export class BookingLifecycle extends Context.Service<
       const payments = yield* PaymentStore
       const ticks = yield* TickStore
       const outbox = yield* Outbox
-      const clock = yield* Clock
       const settings = yield* BookingSettings
 
       // The tick's transaction reads the asset's config afresh; what is kept is only its decoding,
@@ -77,12 +75,16 @@ export class BookingLifecycle extends Context.Service<
         occurrenceIndex: slot.occurrenceIndex,
       })
 
-      /** Re-plans the ticks of the saved booking (of the occurrences given, or all). */
-      const reschedule = (saved: StoredBooking, config: ResolvedMeetingConfig, only?: ReadonlyArray<number>) =>
+      /**
+       * Re-plans the ticks of the saved booking (of the occurrences given, or all), as planned at
+       * `at`, the applied tick's time: a tick already due then happens no earlier (the scheduler
+       * stamps a replayed tick at its due time, never before it was planned).
+       */
+      const reschedule = (saved: StoredBooking, config: ResolvedMeetingConfig, at: number, only?: ReadonlyArray<number>) =>
         Effect.gen(function* () {
           const expiry = yield* paymentExpiryOf(saved)
           const slots = only === undefined ? saved.slots : saved.slots.filter((x) => only.includes(x.occurrenceIndex))
-          yield* ticks.replace(saved.row.id, slots.map((slot) => snapshotOf(saved, slot, config, expiry)), clock.now(), only)
+          yield* ticks.replace(saved.row.id, slots.map((slot) => snapshotOf(saved, slot, config, expiry)), at, only)
         })
 
       const applyTick = Effect.fn("BookingLifecycle.applyTick")(function* (tick: BookingTick, at: number) {
@@ -113,7 +115,7 @@ export class BookingLifecycle extends Context.Service<
           case "transition": {
             if (effect.command === "PaymentLapsed") {
               // Expires the payment, then cancels a paid create or restores a paid extension.
-              const lapsed = yield* lapseUnpaid({ bookings, payments }, stored, at, (saved) => reschedule(saved, config))
+              const lapsed = yield* lapseUnpaid({ bookings, payments }, stored, at, (saved) => reschedule(saved, config, at))
               return lapsed._tag === "Skipped" ? ({ _tag: "Skipped" } as const) : ({ _tag: "Transitioned", to: lapsed.to } as const)
             }
             const result = transition(toCoreBooking(stored.row, slot), commandFor(effect.command, config), at, SYSTEM_ACTOR)
@@ -122,7 +124,7 @@ export class BookingLifecycle extends Context.Service<
             if (Result.isFailure(result)) return { _tag: "Skipped" } as const
             // A system transition frees or keeps its slot; an overlap here is a broken invariant.
             const saved = yield* Effect.orDie(bookings.saveTransition(stored, slot, result.success, { occurrenceEventId: occurrence }))
-            yield* reschedule(saved, config, [slot.occurrenceIndex])
+            yield* reschedule(saved, config, at, [slot.occurrenceIndex])
             return { _tag: "Transitioned", to: result.success.booking.status } as const
           }
         }

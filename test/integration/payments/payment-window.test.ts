@@ -8,6 +8,7 @@ import {
   eventsOf,
   getMeeting,
   local,
+  PAY_APP,
   paymentRows,
   postPay,
   setUpPaymentsWorld,
@@ -202,6 +203,22 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect(shorter.body.data.status).toBe("active")
       expect(shorter.body.data.payment).toBeUndefined()
       expect((await paymentRows(h, m._id)).length).toBe(1)
+    })
+
+    it("a no-show deadline that passed while an extension awaited payment applies at the lapse, not backdated before it", async () => {
+      const m = await bookRoom(h, w, "orchid", "14:00", "15:00", 9)
+      await paid(m)
+      await advanceTo(h, "14:12", 9)
+      w = { ...w, token: await h.tokenFor(PAY_APP.appId, PAY_APP.appSecret) } // days later: a fresh token
+      const ext = await patch(m._id, { endDateTime: local("15:30", 9) })
+      expect(ext.body.data?.status, JSON.stringify(ext.body)).toBe("unpaid")
+      await advanceTo(h, "14:20", 9)
+      const got = await getMeeting(h, w, m._id)
+      expect(got.status).toBe("cancelled")
+      const when = Object.fromEntries(got.histories.map((x: any) => [x.action, x.at]))
+      expect(Date.parse(when["no-show"])).toBeGreaterThanOrEqual(Date.parse(when["payment-lapsed"]))
+      const cancel = (await eventsOf(h, m._id)).find((e) => e.type === "ROOM_CANCEL")!
+      expect(Date.parse(cancel.at)).toBe(Date.parse(when["payment-lapsed"]))
     })
   })
 })
