@@ -79,6 +79,17 @@ export const moveToPostgres = async (
         log(`${t}: ${rows}`)
       }
       for (const t of ordered) await tx.unsafe(`alter table ${ident(t)} enable trigger user`)
+      // Every sequence continues where PGlite's was: the invoice numbers' stands alone (no
+      // column owns it), and restarting it made the day's next paid create a duplicate key.
+      const sequences = (
+        await source.query<{ name: string }>(
+          `select sequence_name as name from information_schema.sequences where sequence_schema = 'public'`,
+        )
+      ).rows
+      for (const { name } of sequences) {
+        const [state] = (await source.query<{ last_value: string; is_called: boolean }>(`select last_value::text, is_called from ${ident(name)}`)).rows
+        if (state !== undefined) await tx.unsafe(`select setval('${ident(name)}', $1::bigint, $2)`, [state.last_value, state.is_called])
+      }
       const serials = await tx.unsafe<Array<{ table_name: string; column_name: string }>>(
         `select table_name, column_name from information_schema.columns
           where table_schema = 'public' and column_default like 'nextval(%'`,

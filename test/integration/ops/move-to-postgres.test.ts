@@ -137,6 +137,14 @@ describe("moving from PGlite to PostgreSQL", () => {
         title: "after the move", startDateTime: "2030-01-07T17:00:00+07:00", endDateTime: "2030-01-07T18:00:00+07:00",
       }, token!)
       expect(more.status).toBe(201)
+      // The invoice numbers continue too (their sequence stands alone): a paid create the same
+      // day takes the next number, not one a copied payment holds.
+      const paid = await call(server, "POST", "/meetings", {
+        meetingRoomId: (await call(server, "GET", "/admin/v1/manifest/ids")).body.data.projects.demo.rooms.jasmine,
+        title: "paid after the move", startDateTime: "2030-01-07T19:00:00+07:00", endDateTime: "2030-01-07T20:00:00+07:00",
+      }, token!)
+      expect(paid.status, JSON.stringify(paid.body)).toBe(201)
+      expect(paid.body.data.payment.invoiceNo).toMatch(/-000002$/)
     } finally {
       await server.close()
     }
