@@ -121,9 +121,12 @@ const withTimeout = <T>(p: Promise<T>, ms: number, onTimeout: () => T): Promise<
   ]).finally(() => clearTimeout(timer))
 }
 
-/** KEYSPACE_WEBHOOK_CA_FILE: extra CA the sender trusts (a private or test receiver CA). */
-const readExtraCa = (s: WebhookDeps): string | undefined => {
-  const file = s.config.webhookCaFile
+/**
+ * KEYSPACE_WEBHOOK_CA_FILE: extra CA the sender trusts (a private or test receiver CA). Boot
+ * reads it first (`readWebhookCaFile`), so an unreadable file stops the start with one line
+ * instead of failing the background dispatcher, which left webhooks silently unsent.
+ */
+export const readWebhookCaFile = (file: string | undefined): string | undefined => {
   if (!file) return undefined
   try {
     return readFileSync(file, "utf8")
@@ -131,6 +134,7 @@ const readExtraCa = (s: WebhookDeps): string | undefined => {
     throw new ConfigError("KEYSPACE_WEBHOOK_CA_FILE", `cannot be read: ${(e as Error).message}`)
   }
 }
+const readExtraCa = (s: WebhookDeps): string | undefined => readWebhookCaFile(s.config.webhookCaFile)
 
 export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {}): Dispatcher => {
   const maxInFlight = options.maxInFlight ?? 32

@@ -5,6 +5,7 @@ import { systemClock } from "../clock/clocks.ts"
 import { isSharedManual } from "../clock/clocks.ts"
 import { openSharedClock } from "../postgres/shared-clock.ts"
 import { parseConfig, type Config } from "../config/config.ts"
+import { readWebhookCaFile } from "../webhooks/dispatcher.ts"
 import { newOpaqueToken } from "../crypto/secrets.ts"
 import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
@@ -62,6 +63,7 @@ export const boot = async (
 ): Promise<Booted> => {
   const print = options.print ?? ((line: string) => console.log(line))
   const config: Config = parseConfig(env)
+  readWebhookCaFile(config.webhookCaFile)
   // A taken port is found before anything is opened, seeded or printed.
   if (options.probePort) await ensurePortFree(config.port)
   let lock: DataDirLock | undefined

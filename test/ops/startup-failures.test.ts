@@ -66,6 +66,7 @@ describe("start-up failures name the cause and the variable", () => {
     { name: "wrong password", env: { DATABASE_URL: `postgres://keyspace:wrong-secret@127.0.0.1:${fakePgPort}/keyspace` }, variable: "DATABASE_URL", cause: /password authentication failed for user "keyspace"/ },
     { name: "port in use", env: { PORT: String(busyPort) }, variable: "PORT", cause: /already in use/ },
     { name: "PORT not a number", env: { PORT: "abc" }, variable: "PORT", cause: /must be an integer/ },
+    { name: "unreadable webhook CA file", env: { KEYSPACE_WEBHOOK_CA_FILE: "/nonexistent/ca.pem" }, variable: "KEYSPACE_WEBHOOK_CA_FILE", cause: /cannot be read/ },
   ]
 
   for (const runtime of RUNTIMES)
