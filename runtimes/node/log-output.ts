@@ -7,7 +7,16 @@ import { lineBuffer, type LineBuffer } from "../../adapters/observability/line-b
  * so a write in the `exit` event still lands).
  */
 export const stdoutLines = (): LineBuffer => {
-  const lines = lineBuffer((chunk) => process.stdout.write(chunk), setImmediate)
+  // A reader that goes away (`| head`, a log shipper restarting) closes the pipe: the server
+  // goes on serving without its log, it does not die of an unhandled EPIPE.
+  let readerGone = false
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e
+    readerGone = true
+  })
+  const lines = lineBuffer((chunk) => {
+    if (!readerGone) process.stdout.write(chunk)
+  }, setImmediate)
   process.on("exit", lines.flush)
   return lines
 }
