@@ -1,4 +1,5 @@
 import { Context, Schema } from "effect"
+import { LATEST_CLOCK_INSTANT } from "../../core/operator/clock.ts"
 import { DEFAULT_TASK_QUEUE } from "../../workflows/definitions.ts"
 
 /**
@@ -105,11 +106,18 @@ export const parseConfig = (env: Env): Config => {
     const ms = Date.parse(env.KEYSPACE_CLOCK_START)
     if (!/T.*(Z|[+-]\d\d:?\d\d)$/i.test(env.KEYSPACE_CLOCK_START) || Number.isNaN(ms))
       throw new ConfigError("KEYSPACE_CLOCK_START", "must be an ISO 8601 date-time with an offset")
+    // The clock's own range (an advance refuses to leave it): later, what it stamps ahead of
+    // itself (a refresh token's 30 days) would not be a date PostgreSQL reads.
+    if (ms < 0 || ms > LATEST_CLOCK_INSTANT)
+      throw new ConfigError("KEYSPACE_CLOCK_START", "must be between 1970-01-01 and 9998-12-31 (UTC)")
     clockStart = ms
   }
   const adminToken = env.KEYSPACE_ADMIN_TOKEN || undefined
   if (adminToken !== undefined && adminToken.length < 16)
     throw new ConfigError("KEYSPACE_ADMIN_TOKEN", "must be at least 16 characters")
+  // An env file's stray space would make every operator call a 401 that no header can match.
+  if (adminToken !== undefined && adminToken.trim() !== adminToken)
+    throw new ConfigError("KEYSPACE_ADMIN_TOKEN", "must not start or end with whitespace")
   return {
     port,
     publicUrl,

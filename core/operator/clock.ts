@@ -12,7 +12,7 @@ export type ClockStep = { readonly _tag: "By"; readonly minutes: number } | { re
  * clock stops a year before, so the times it stamps ahead of itself (a refresh token's 30 days,
  * payment windows, retries) stay within 9999 too (a clock near the end made token grants 500).
  */
-const LATEST_CLOCK_INSTANT = Date.parse("9998-12-31T23:59:59.999Z")
+export const LATEST_CLOCK_INSTANT = Date.parse("9998-12-31T23:59:59.999Z")
 
 /** The new time for `step` from the clock's `current` time (never backwards, never past 9999). */
 export const clockTarget = (step: ClockStep, current: number): Result.Result<number, ValidationFailed> => {
