@@ -85,8 +85,13 @@ const summaryLines = (m: PayPageModel): string => {
   return `<table class="lines">${rows.join("")}</table>`
 }
 
-/** The page a payer sees while the payment is pending and its window open. */
-export const renderPayPage = (m: PayPageModel, action: string): string => {
+/**
+ * The page a payer sees while the payment is pending and its window open. Its form has no
+ * action: it posts back to the page's own address as the browser reached it, so a proxy's path
+ * prefix (KEYSPACE_PUBLIC_URL with a path) is kept, where an action of the server's own path
+ * dropped it.
+ */
+export const renderPayPage = (m: PayPageModel): string => {
   const p = m.payment
   const expires = new Date(p.expiresAt).toISOString()
   const amount = esc(formatThb(p.summary.total))
@@ -104,7 +109,7 @@ ${summaryLines(m)}
   width="240" height="240">
 <p class="note">Scan with a banking app, or use the buttons below (sandbox: no money moves).
 Pay before <time datetime="${esc(expires)}">${esc(expires)}</time>.</p>
-<form method="post" action="${esc(action)}" class="actions">
+<form method="post" class="actions">
   <button type="submit" name="outcome" value="paid" class="pay">Pay ${amount}</button>
   <button type="submit" name="outcome" value="failed">Decline</button>
 </form>`,

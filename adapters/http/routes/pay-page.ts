@@ -78,7 +78,7 @@ export const payPageRoutes = (s: PayPageDeps) => {
       const status = model.payment.status
       const redirectOrigin = originOf(model.payment.frontendRedirectUrl)
       if (status === "pending" && !model.lapsed)
-        return html(c, renderPayPage(model, c.req.path), 200, redirectOrigin)
+        return html(c, renderPayPage(model), 200, redirectOrigin)
       return html(c, renderStatusPage(model, status === "pending" ? "expired" : status), 200)
     })
   })
