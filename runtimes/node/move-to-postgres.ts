@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { parseConfig } from "../../adapters/config/config.ts"
 import { moveToPostgres } from "../../adapters/postgres/move-to-postgres.ts"
 import { lockDataDir } from "../../adapters/wiring/data-dir-lock.ts"
@@ -16,6 +18,10 @@ await startOrExit(
     const config = parseConfig(env)
     if (!config.databaseUrl) throw new StartupError("DATABASE_URL: set it to the (empty) PostgreSQL database to move into.")
     if (config.dataDir === "memory") throw new StartupError("KEYSPACE_DATA_DIR: memory has nothing to move; name the data directory.")
+    // A mistyped directory would otherwise become a new empty database, "moved" and kept as a
+    // backup, leaving the target non-empty for the corrected run.
+    if (!existsSync(join(config.dataDir, "PG_VERSION")))
+      throw new StartupError(`KEYSPACE_DATA_DIR: ${config.dataDir} holds no embedded database; name the directory the server ran on.`)
     const lock = lockDataDir(config.dataDir)
     try {
       console.log(`Moving ${config.dataDir} into PostgreSQL ...`)

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { sql } from "drizzle-orm"
@@ -153,5 +153,12 @@ describe("moving from PGlite to PostgreSQL", () => {
     const again = await moveCommand({ KEYSPACE_DATA_DIR: dataDir, DATABASE_URL: pg.url })
     expect(again.code).toBe(2)
     expect(again.out).toMatch(/DATABASE_URL: the target database already has data/)
+
+    // 5. A mistyped data directory refuses, naming the variable, and creates nothing there.
+    const typo = `${dataDir}-typo`
+    const wrong = await moveCommand({ KEYSPACE_DATA_DIR: typo, DATABASE_URL: pg.url })
+    expect(wrong.code).toBe(2)
+    expect(wrong.out).toMatch(/KEYSPACE_DATA_DIR: .* holds no embedded database/)
+    expect(existsSync(typo)).toBe(false)
   })
 })
