@@ -54,6 +54,8 @@ export const startupFailureMessage = (e: unknown, env: Env): string | undefined 
     case "CONNECT_TIMEOUT":
     case "ETIMEDOUT":
       return `DATABASE_URL: cannot reach PostgreSQL at ${t.where} (${code}). Start the database server or fix the host and port in DATABASE_URL.`
+    case "HANDSHAKE_TIMEOUT":
+      return `DATABASE_URL: ${t.where} accepted the connection but gave no PostgreSQL answer (${message}). Check that DATABASE_URL names a PostgreSQL server.`
     case "ENOTFOUND":
     case "EAI_AGAIN":
       return `DATABASE_URL: the host of ${t.where} cannot be resolved (${code}). Fix the host in DATABASE_URL.`

@@ -50,9 +50,31 @@ const journalRow = (m: MigrationMeta): string =>
  * its own, under the migration lock: several servers may start at once on one database; the
  * later ones wait here and find nothing pending.
  */
+/** How long the first answer may take: a server that is not PostgreSQL never gives one. */
+export const HANDSHAKE_DEADLINE_MS = 10_000
+
+/** The first query did not answer in time: whatever listens there does not speak PostgreSQL. */
+export class HandshakeTimeout extends Error {
+  readonly code = "HANDSHAKE_TIMEOUT"
+  constructor() {
+    super(`no PostgreSQL answer within ${HANDSHAKE_DEADLINE_MS / 1000} s`)
+  }
+}
+
 export const migrateDatabase = async (databaseUrl: string, migrationsFolder: string): Promise<void> => {
   const migrator = postgres(databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 })
   try {
+    // Bounded, unlike the lock after it (which waits for another process's migrations): an
+    // HTTP server on that port kept the start spinning silently for 30-90 s.
+    let timer: ReturnType<typeof setTimeout> | undefined
+    try {
+      await Promise.race([
+        migrator.unsafe("select 1"),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new HandshakeTimeout()), HANDSHAKE_DEADLINE_MS))),
+      ])
+    } finally {
+      clearTimeout(timer)
+    }
     await migrator.unsafe("select pg_advisory_lock(7419023)")
     await migratePostgres(migrator, migrationsFolder)
   } finally {

@@ -37,11 +37,20 @@ const refusingPostgres = () =>
     socket.on("error", () => {})
   })
 
+/** Not PostgreSQL: an HTTP server, which answers whatever it is sent with a 400 and keeps the socket. */
+const httpServer = () =>
+  createServer((socket: Socket) => {
+    socket.on("data", () => socket.write("HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n"))
+    socket.on("error", () => {})
+  })
+
 describe("start-up failures name the cause and the variable", () => {
   const dir = mkdtempSync(join(tmpdir(), "keyspace-startup-"))
   const occupied = createServer()
   const fakePg = refusingPostgres()
   const closedPort = createServer()
+  const notPostgres = httpServer()
+  let notPostgresPort = 0
   let busyPort = 0
   let fakePgPort = 0
   let deadPort = 0
@@ -49,11 +58,13 @@ describe("start-up failures name the cause and the variable", () => {
     busyPort = await listen(occupied)
     fakePgPort = await listen(fakePg)
     deadPort = await listen(closedPort)
+    notPostgresPort = await listen(notPostgres)
     await new Promise((r) => closedPort.close(r)) // a port nothing listens on
   })
   afterAll(() => {
     occupied.close()
     fakePg.close()
+    notPostgres.close()
     rmSync(dir, { recursive: true, force: true })
   })
 
@@ -66,6 +77,7 @@ describe("start-up failures name the cause and the variable", () => {
     { name: "wrong password", env: { DATABASE_URL: `postgres://keyspace:wrong-secret@127.0.0.1:${fakePgPort}/keyspace` }, variable: "DATABASE_URL", cause: /password authentication failed for user "keyspace"/ },
     { name: "port in use", env: { PORT: String(busyPort) }, variable: "PORT", cause: /already in use/ },
     { name: "PORT not a number", env: { PORT: "abc" }, variable: "PORT", cause: /must be an integer/ },
+    { name: "a server that is not PostgreSQL", env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${notPostgresPort}/test` }, variable: "DATABASE_URL", cause: /gave no PostgreSQL answer/ },
     { name: "unreadable webhook CA file", env: { KEYSPACE_WEBHOOK_CA_FILE: "/nonexistent/ca.pem" }, variable: "KEYSPACE_WEBHOOK_CA_FILE", cause: /cannot be read/ },
   ]
 
