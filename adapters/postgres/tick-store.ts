@@ -283,6 +283,11 @@ interface ClaimRow {
   attempts: number
 }
 
+/** A claimed tick's columns (ClaimRow), for both ways a tick is claimed. */
+const CLAIM_COLUMNS = sql.raw(`id, booking_id, occurrence_index, kind, attempts,
+  (extract(epoch from due_at) * 1000)::float8 as due_ms,
+  (extract(epoch from created_at) * 1000)::float8 as created_ms`)
+
 /**
  * Claims up to `limit` pending ticks runnable at `now`, in due order, locking them for the
  * caller's transaction. SKIP LOCKED lets several processes claim disjoint rows concurrently.
@@ -303,9 +308,7 @@ export const claimDueTicks = async (
 ): Promise<Array<ClaimedTick>> => {
   const rows = await execute<ClaimRow>(
     tx,
-    sql`select id, booking_id, occurrence_index, kind, attempts,
-          (extract(epoch from due_at) * 1000)::float8 as due_ms,
-          (extract(epoch from created_at) * 1000)::float8 as created_ms
+    sql`select ${CLAIM_COLUMNS}
         from scheduled_ticks t
         where state = 'pending' and run_at <= ${iso(now)}::timestamptz and kind <> ${PLAN}
           and not exists (select 1 from scheduled_ticks p
@@ -381,9 +384,7 @@ export const claimTickById = async (
 ): Promise<ClaimedTick | undefined> => {
   const rows = await execute<ClaimRow>(
     tx,
-    sql`select id, booking_id, occurrence_index, kind, attempts,
-          (extract(epoch from due_at) * 1000)::float8 as due_ms,
-          (extract(epoch from created_at) * 1000)::float8 as created_ms
+    sql`select ${CLAIM_COLUMNS}
         from scheduled_ticks
         where id = ${id} and state = 'pending' and run_at <= ${iso(now)}::timestamptz
         for update skip locked`,

@@ -13,7 +13,7 @@ import { CalendarQuery, deskQueryCrossErrors, LIST_DESKS_ARRAY_KEYS, ListDesksQu
 import { decodeWithCrossRules } from "../schemas/meeting-requests.ts"
 import { decodeOrFail, readQuery } from "../validation.ts"
 import { assetDetailView, deskListingBytes } from "../views/asset-view.ts"
-import { instantOf, windowOf } from "./meeting-rooms.ts"
+import { instantOf } from "./meeting-rooms.ts"
 
 const IdParam = Schema.Struct({ id: ObjectId })
 
@@ -46,7 +46,7 @@ export const deskRoutes = (s: HttpDeps) => {
         start === undefined
           ? undefined
           : end !== undefined
-            ? { _tag: "Span", ...windowOf(start, end) }
+            ? { _tag: "Span", start, end }
             : { _tag: "Period", start, period: q.timePeriod },
       limit,
       offset,

@@ -45,36 +45,32 @@ export const ListDesksQuery = Schema.Struct({
 export type ListDesksQuery = typeof ListDesksQuery.Type
 export const LIST_DESKS_ARRAY_KEYS = ["ids", "statuses"] as const
 
+/**
+ * THE window-order rule of the query strings (rooms, desks, calendars): both ends well formed and
+ * the end not after the start. Checked on the raw query, so it is reported with the query's other
+ * faults.
+ */
+const endsBefore = (start: unknown, end: unknown): boolean => {
+  if (typeof start !== "string" || typeof end !== "string") return false
+  const from = parseOffsetDateTime(start)
+  const to = parseOffsetDateTime(end)
+  return Result.isSuccess(from) && Result.isSuccess(to) && !(to.success > from.success)
+}
+
 /** Optional window of an asset's booking calendar (GET /meeting-rooms/{id}, /desks/{id}). */
 export const CalendarQuery = Schema.Struct({
   from: Schema.optionalKey(OffsetDateTime),
   to: Schema.optionalKey(OffsetDateTime),
 }).check(
   // As every other window: one whose end is not after its start is refused, not silently empty.
-  Schema.makeFilter((q) => {
-    if (q.from === undefined || q.to === undefined) return undefined
-    const from = parseOffsetDateTime(q.from)
-    const to = parseOffsetDateTime(q.to)
-    return Result.isSuccess(from) && Result.isSuccess(to) && !(to.success > from.success)
-      ? { path: ["to"], issue: "must be after from" }
-      : undefined
-  }),
+  Schema.makeFilter((q) => (endsBefore(q.from, q.to) ? { path: ["to"], issue: "must be after from" } : undefined)),
 )
 
 const present = (raw: Record<string, unknown>, key: string) => raw[key] !== undefined
 
-/**
- * A window whose end is not after its start, when both ends are well formed: reported with the
- * query's other faults (the route's windowOf is the same rule on the decoded values).
- */
-const windowOrderErrors = (raw: Record<string, unknown>): string[] => {
-  const instant = (key: string) => (typeof raw[key] === "string" ? parseOffsetDateTime(raw[key] as string) : undefined)
-  const start = instant("startDateTime")
-  const end = instant("endDateTime")
-  return start && end && Result.isSuccess(start) && Result.isSuccess(end) && !(end.success > start.success)
-    ? ["endDateTime: must be after startDateTime"]
-    : []
-}
+/** A window whose end is not after its start, when both ends are well-formed date-times. */
+const windowOrderErrors = (raw: Record<string, unknown>): string[] =>
+  endsBefore(raw["startDateTime"], raw["endDateTime"]) ? ["endDateTime: must be after startDateTime"] : []
 
 /** Rooms: a window is startDateTime and endDateTime together. */
 export const roomQueryCrossErrors = (raw: Record<string, unknown>): string[] =>
