@@ -1,3 +1,4 @@
+import { existsSync, realpathSync } from "node:fs"
 import { sql } from "drizzle-orm"
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core"
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js"
@@ -338,7 +339,9 @@ const createPglite = async (
       }
     })()
   const pg = await PGlite.create({
-    ...(dataDir === "memory" ? {} : { dataDir }),
+    // PGlite's NODEFS mount does not follow a symlinked directory (ENOENT inside WebAssembly):
+    // an operator's link to a volume is opened at the directory it names.
+    ...(dataDir === "memory" ? {} : { dataDir: existsSync(dataDir) ? realpathSync(dataDir) : dataDir }),
     ...(dataDir === "memory" && memoryTemplate !== undefined ? { fs: fromTemplate(memoryTemplate) } : {}),
     extensions: { btree_gist },
     // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap, which never

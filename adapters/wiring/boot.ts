@@ -83,6 +83,14 @@ export const boot = async (
   }
 }
 
+/** PGlite's file system throws emscripten's ErrnoError (no message, an errno of its own numbering). */
+const embeddedFault = (e: unknown): string => {
+  if (e instanceof Error && e.message) return e.message
+  const errno = (e as { errno?: unknown } | null)?.errno
+  if (typeof errno === "number") return `file system error ${errno}: check that the directory is readable and writable by this user`
+  return String(e)
+}
+
 const bootLocked = async (
   env: Record<string, string | undefined>,
   config: Config,
@@ -93,7 +101,7 @@ const bootLocked = async (
 ): Promise<Booted> => {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch((e: unknown) => {
     if (config.databaseUrl || config.dataDir === "memory") throw e
-    throw new StartupError(`KEYSPACE_DATA_DIR ${config.dataDir}: the embedded database could not be opened (${(e as Error).message ?? e}).`)
+    throw new StartupError(`KEYSPACE_DATA_DIR ${config.dataDir}: the embedded database could not be opened (${embeddedFault(e)}).`)
   })
   const objectId = makeObjectIdFactory((bytes) => crypto.getRandomValues(bytes as Uint8Array<ArrayBuffer>))
   const adminToken = config.adminToken ?? newOpaqueToken()

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -91,6 +91,29 @@ describe("a new embedded database starts from the build's template (no initdb in
     expect(startFromTemplate(dataDir, template, migrationsFolder)).toBe(false)
     expect(readdirSync(dataDir)).toEqual(["notes.txt"])
   })
+
+  it("a data directory that is a symlink to a directory (a volume) opens through the link and keeps its rows", async () => {
+    const volume = join(root, "volume")
+    mkdirSync(volume)
+    const link = join(root, "linked-data")
+    symlinkSync(volume, link)
+    const first = await openDatabase({ dataDir: link, template })
+    try {
+      await execute(first.db, sql`create table kept_through_link (n int)`)
+      await execute(first.db, sql`insert into kept_through_link values (7)`)
+    } finally {
+      await first.close()
+    }
+    // The files are in the volume, the link is still a link.
+    expect(existsSync(join(volume, "PG_VERSION"))).toBe(true)
+    const again = await openDatabase({ dataDir: link, template })
+    try {
+      const [row] = await execute<{ n: number }>(again.db, sql`select n from kept_through_link`)
+      expect(row!.n).toBe(7)
+    } finally {
+      await again.close()
+    }
+  }, 30_000)
 
   it("a template of other migrations, or one without its stamp, is not used (initdb runs as before)", () => {
     const other = join(root, "other")
