@@ -62,10 +62,15 @@ export const boot = async (
   } = {},
 ): Promise<Booted> => {
   const print = options.print ?? ((line: string) => console.log(line))
-  const config: Config = parseConfig(env)
+  let config: Config = parseConfig(env)
   readWebhookCaFile(config.webhookCaFile)
   // A taken port is found before anything is opened, seeded or printed.
-  if (options.probePort) await ensurePortFree(config.port)
+  if (options.probePort) {
+    const chosen = await ensurePortFree(config.port)
+    // PORT=0: the free port is chosen now, so the public URL (payment pages, the printed
+    // commands) names the port the server listens on, not :0.
+    if (config.port === 0) config = parseConfig({ ...env, PORT: String(chosen) })
+  }
   let lock: DataDirLock | undefined
   if (!config.databaseUrl && config.dataDir !== "memory") {
     try {
