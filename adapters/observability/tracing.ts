@@ -1,6 +1,7 @@
 import { Context, Exit, Layer, Option, Tracer as EffectTracer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
+import { ConfigError } from "../config/config.ts"
 
 /**
  * Tracing: spans come from `Effect.fn` (one per use case) and, only when tracing is on, one
@@ -15,17 +16,31 @@ export interface TracingConfig {
   readonly serviceName: string
 }
 
-/** Reads the standard OpenTelemetry variables; undefined means tracing stays off. */
+const decodeHeaderPart = (part: string): string => {
+  try {
+    return decodeURIComponent(part.trim())
+  } catch {
+    throw new ConfigError("OTEL_EXPORTER_OTLP_HEADERS", "must be comma-separated key=value pairs, percent-encoded")
+  }
+}
+
+/**
+ * Reads the standard OpenTelemetry variables; undefined means tracing stays off. An endpoint that
+ * is not an http(s) URL stops the start (ConfigError): tracing the operator asked for would
+ * otherwise be lost without a word.
+ */
 export const tracingConfig = (env: Record<string, string | undefined>): TracingConfig | undefined => {
   if (env.OTEL_SDK_DISABLED === "true" || env.OTEL_TRACES_EXPORTER === "none") return undefined
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim()
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
+  const variable = traces ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT"
   const tracesUrl = traces || (base ? `${base.replace(/\/+$/, "")}/v1/traces` : undefined)
   if (!tracesUrl) return undefined
+  if (!/^https?:\/\/[^\s/]+/i.test(tracesUrl) || !URL.canParse(tracesUrl)) throw new ConfigError(variable, "must be an http(s) URL")
   const headers: Record<string, string> = {}
   for (const pair of (env.OTEL_EXPORTER_OTLP_HEADERS ?? "").split(",")) {
     const i = pair.indexOf("=")
-    if (i > 0) headers[decodeURIComponent(pair.slice(0, i).trim())] = decodeURIComponent(pair.slice(i + 1).trim())
+    if (i > 0) headers[decodeHeaderPart(pair.slice(0, i))] = decodeHeaderPart(pair.slice(i + 1))
   }
   return { tracesUrl, headers, serviceName: env.OTEL_SERVICE_NAME || "keyspace" }
 }

@@ -11,7 +11,7 @@ import { makeApp } from "../http/app.ts"
 import { contextualLogger } from "../observability/log-redaction.ts"
 import { makeMetrics } from "../observability/metrics.ts"
 import { Telemetry } from "../observability/telemetry.ts"
-import { tracingConfig } from "../observability/tracing.ts"
+import { tracingConfig, type TracingConfig } from "../observability/tracing.ts"
 import { Tenancy } from "../../core/tenancy/tenancy.ts"
 import { openDatabase } from "../postgres/database.ts"
 import { makeCaches } from "../postgres/cache-epoch.ts"
@@ -64,6 +64,7 @@ export const boot = async (
   const print = options.print ?? ((line: string) => console.log(line))
   let config: Config = parseConfig(env)
   readWebhookCaFile(config.webhookCaFile)
+  const tracing = tracingConfig(env)
   // A taken port is found before anything is opened, seeded or printed.
   if (options.probePort) {
     const chosen = await ensurePortFree(config.port)
@@ -81,7 +82,7 @@ export const boot = async (
     lock = lockDataDir(config.dataDir, config.port || undefined)
   }
   try {
-    return await bootLocked(env, config, print, options.background !== false, lock, options.logLine)
+    return await bootLocked(config, tracing, print, options.background !== false, lock, options.logLine)
   } catch (e) {
     lock?.release()
     throw e
@@ -97,8 +98,8 @@ const embeddedFault = (e: unknown): string => {
 }
 
 const bootLocked = async (
-  env: Record<string, string | undefined>,
   config: Config,
+  tracing: TracingConfig | undefined,
   print: (line: string) => void,
   background: boolean,
   lock: DataDirLock | undefined,
@@ -112,6 +113,8 @@ const bootLocked = async (
   const adminToken = config.adminToken ?? newOpaqueToken()
   // Every line carries the request id of the request it was written for, and is redacted.
   const logger = contextualLogger(makeLogger(config.logLevel, {}, logLine))
+  if (config.clock.start !== undefined && config.clock.mode !== "manual")
+    logger.log("warn", "KEYSPACE_CLOCK_START is ignored: it sets where a manual clock starts, and KEYSPACE_CLOCK is not manual")
   // The manual clock is the deployment's, kept in the database (every process reads one clock).
   const clock =
     config.clock.mode === "manual"
@@ -135,7 +138,7 @@ const bootLocked = async (
     clock,
     newId,
     storage: { profile: "postgres", database, caches },
-    tracing: tracingConfig(env),
+    tracing,
     background,
     workerDeps,
     logger,

@@ -78,6 +78,7 @@ describe("start-up failures name the cause and the variable", () => {
     { name: "port in use", env: { PORT: String(busyPort) }, variable: "PORT", cause: /already in use/ },
     { name: "PORT not a number", env: { PORT: "abc" }, variable: "PORT", cause: /must be an integer/ },
     { name: "a server that is not PostgreSQL", env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${notPostgresPort}/test` }, variable: "DATABASE_URL", cause: /gave no PostgreSQL answer/ },
+    { name: "tracing endpoint not a URL", env: { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, variable: "OTEL_EXPORTER_OTLP_ENDPOINT", cause: /must be an http\(s\) URL/ },
     { name: "unreadable webhook CA file", env: { KEYSPACE_WEBHOOK_CA_FILE: "/nonexistent/ca.pem" }, variable: "KEYSPACE_WEBHOOK_CA_FILE", cause: /cannot be read/ },
   ]
 

@@ -213,6 +213,17 @@ describe("tracing configuration", () => {
     )
   })
 
+  it("an endpoint that is not an http(s) URL, or headers that do not decode, stop the start naming the variable", () => {
+    expect(() => tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL/)
+    expect(() => tracingConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "grpc://c:4317" })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT/)
+    expect(() => tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http:// c" })).toThrow(/must be an http\(s\) URL/)
+    expect(() => tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_EXPORTER_OTLP_HEADERS: "x-key=%E0%A4%A" })).toThrow(
+      /OTEL_EXPORTER_OTLP_HEADERS/,
+    )
+    // Switched off, nothing is read.
+    expect(tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318", OTEL_SDK_DISABLED: "true" })).toBeUndefined()
+  })
+
   it("parses W3C traceparent", () => {
     expect(parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")).toEqual({
       traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
