@@ -35,6 +35,7 @@ import { assetEntity, type Asset, type AssetRef } from "./asset.ts"
 import { assetRuleViolations, assetStatusViolations, resolveTimePeriod, type TimePeriod } from "./asset-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
 import { draftPreview, type DraftPreview } from "./draft-preview.ts"
+import { extensionPastNoShow } from "./paid-extension.ts"
 import { BookingRuleViolated, IllegalTransition, SlotTaken, TooManyUnpaidHolds } from "./errors.ts"
 import {
   currentSlot,
@@ -494,6 +495,16 @@ export class Bookings extends Context.Service<
             })
             const unpayable = Option.isSome(extension) ? paymentAmountViolations(extension.value.summary) : []
             if (unpayable.length > 0) return yield* new BookingRuleViolated({ messages: unpayable })
+            const pastNoShow = Option.isSome(extension)
+              ? extensionPastNoShow({
+                  before,
+                  after: extension.value.result.booking,
+                  config: asset.meetingConfig,
+                  now,
+                  windowMs: settings.paymentWindowSeconds * 1000,
+                })
+              : undefined
+            if (pastNoShow !== undefined) return yield* new StateConflict({ reason: pastNoShow })
             if (Option.isSome(extension))
               yield* holdAllowed({
                 userId: stored.row.organizerUserId,

@@ -2,6 +2,7 @@ import type { BookingDomainEvent } from "../events/domain-events.ts"
 import { fromMinor, toMinor, type PriceSummary } from "./pricing.ts"
 import type { Booking, BookingStatus } from "./state.ts"
 import type { Transitioned } from "./transitions.ts"
+import { noShowDeadline, type MeetingConfig } from "./timeline.ts"
 
 /**
  * A paid extension (spec status table: "active or checked-in -> PATCH extending a paid booking
@@ -96,4 +97,27 @@ export const priceDifference = (before: PriceSummary, after: PriceSummary): Pric
     total: fromMinor(total),
     discounts: discounts.map((d) => ({ ...d, value: fromMinor(d.value) })),
   }
+}
+
+/**
+ * Why a paid extension of a booking nobody has checked in to is refused, or undefined. While an
+ * extension is unpaid the booking cannot be checked in (check-in is from `active` only), so a
+ * payment window ending after the no-show deadline leads to a no-show cancel, possibly right
+ * after the payer has paid. The window must end by the deadline: otherwise check in first.
+ */
+export const extensionPastNoShow = (input: {
+  readonly before: Booking
+  readonly after: Booking
+  readonly config: MeetingConfig
+  readonly now: number
+  readonly windowMs: number
+}): string | undefined => {
+  if (input.before.status !== "active" || input.before.checkIns.length > 0) return undefined
+  const deadline = noShowDeadline(input.after, input.config)
+  if (deadline === undefined || input.now + input.windowMs <= deadline) return undefined
+  return (
+    "check in first: this booking is cancelled as a no-show " +
+    `${input.config.postStartExpireMinutes} minutes after its start unless checked in, which an unpaid extension ` +
+    "cannot be; this extension's payment window would end after that"
+  )
 }

@@ -105,6 +105,16 @@ const warnEnabled = (c: MeetingConfig): boolean =>
   enabled(c.postStartExpireMinutes) &&
   c.postStartWarnMinutes < c.postStartExpireMinutes
 
+/**
+ * When a booking nobody checks in to is cancelled as a no-show: undefined when the asset's
+ * auto-cancel is off or would come after the end (the end tick closes the booking first).
+ */
+export const noShowDeadline = (b: { readonly start: number; readonly end: number }, c: MeetingConfig): number | undefined => {
+  if (!enabled(c.postStartExpireMinutes)) return undefined
+  const dueAt = b.start + c.postStartExpireMinutes * MINUTE
+  return dueAt <= b.end ? dueAt : undefined
+}
+
 const activeTicks = (b: TimelineBooking, c: MeetingConfig): Array<Tick> => {
   const ticks: Array<Tick> = []
   // A reminder due before the booking existed is skipped: BOOK has just told the same thing.
@@ -117,10 +127,8 @@ const activeTicks = (b: TimelineBooking, c: MeetingConfig): Array<Tick> => {
     const dueAt = b.start + c.postStartWarnMinutes * MINUTE
     if (dueAt <= b.end) ticks.push({ kind: "post-start-warn", dueAt })
   }
-  if (enabled(c.postStartExpireMinutes)) {
-    const dueAt = b.start + c.postStartExpireMinutes * MINUTE
-    if (dueAt <= b.end) ticks.push({ kind: "post-start-expire", dueAt })
-  }
+  const noShowAt = noShowDeadline(b, c)
+  if (noShowAt !== undefined) ticks.push({ kind: "post-start-expire", dueAt: noShowAt })
   ticks.push(...checkedInTicks(b, c))
   return ticks
 }

@@ -4,10 +4,12 @@ import { describe, expect, it } from "vitest"
 import {
   beginPaidExtension,
   completePaidExtension,
+  extensionPastNoShow,
   lapsePaidExtension,
   priceDifference,
 } from "../../../core/booking/paid-extension.ts"
 import { applyDiscounts, fromMinor, subtotalMinor } from "../../../core/booking/pricing.ts"
+import { defaultMeetingConfig } from "../../../core/booking/timeline.ts"
 import { transition } from "../../../core/booking/transitions.ts"
 import { END, makeBooking, MINUTE, organizer, START } from "./booking-fixtures.ts"
 
@@ -75,5 +77,26 @@ describe("paid extension (spec: active or checked-in -> PATCH extending a paid b
         expect(diff.total).toBeGreaterThanOrEqual(0)
       }),
     )
+  })
+})
+
+describe("an extension's payment window ends by the no-show deadline of a booking nobody checked in to", () => {
+  const WINDOW = 5 * MINUTE
+  const before = makeBooking({ status: "active" })
+  const after = { ...before, end: END + 30 * MINUTE }
+  const deadline = START + defaultMeetingConfig.postStartExpireMinutes * MINUTE
+  const check = (over: Partial<Parameters<typeof extensionPastNoShow>[0]>) =>
+    extensionPastNoShow({ before, after, config: defaultMeetingConfig, now: deadline - WINDOW, windowMs: WINDOW, ...over })
+
+  it("a window ending at the deadline is allowed; one ending a moment after is refused (check in first)", () => {
+    expect(check({})).toBeUndefined()
+    expect(check({ now: deadline - WINDOW + 1 })).toMatch(/check in first/)
+  })
+
+  it("a checked-in booking, an asset without auto-cancel, or a deadline after the end never refuse", () => {
+    const now = deadline
+    expect(check({ now, before: makeBooking({ status: "checked-in" }) })).toBeUndefined()
+    expect(check({ now, config: { ...defaultMeetingConfig, postStartExpireMinutes: -1 } })).toBeUndefined()
+    expect(check({ now, after: { ...before, start: END, end: END + 10 * MINUTE } })).toBeUndefined()
   })
 })

@@ -205,20 +205,38 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect((await paymentRows(h, m._id)).length).toBe(1)
     })
 
-    it("a no-show deadline that passed while an extension awaited payment applies at the lapse, not backdated before it", async () => {
+    it("an extension whose payment window would end after the no-show deadline of a booking nobody checked in to is 409 SV006 (check in first); nothing changes, and checked in the same extension is accepted", async () => {
+      // The window is 5 minutes; the no-show cancel comes 15 minutes after the 14:00 start.
       const m = await bookRoom(h, w, "orchid", "14:00", "15:00", 9)
       await paid(m)
-      await advanceTo(h, "14:12", 9)
+      await advanceTo(h, "14:10", 9)
       w = { ...w, token: await h.tokenFor(PAY_APP.appId, PAY_APP.appSecret) } // days later: a fresh token
-      const ext = await patch(m._id, { endDateTime: local("15:30", 9) })
-      expect(ext.body.data?.status, JSON.stringify(ext.body)).toBe("unpaid")
-      await advanceTo(h, "14:20", 9)
-      const got = await getMeeting(h, w, m._id)
-      expect(got.status).toBe("cancelled")
-      const when = Object.fromEntries(got.histories.map((x: any) => [x.action, x.at]))
-      expect(Date.parse(when["no-show"])).toBeGreaterThanOrEqual(Date.parse(when["payment-lapsed"]))
-      const cancel = (await eventsOf(h, m._id)).find((e) => e.type === "ROOM_CANCEL")!
-      expect(Date.parse(cancel.at)).toBe(Date.parse(when["payment-lapsed"]))
+      // 14:10 + 5 min = 14:15: the window ends at the deadline, so it may be paid before it.
+      const inTime = await patch(m._id, { endDateTime: local("15:15", 9) })
+      expect(inTime.body.data?.status, JSON.stringify(inTime.body)).toBe("unpaid")
+      await h.advance(5) // lapses at 14:15, back to active, then the no-show cancel
+      expect((await getMeeting(h, w, m._id)).status).toBe("cancelled")
+
+      const n = await bookRoom(h, w, "orchid", "16:00", "17:00", 9)
+      await paid(n)
+      await advanceTo(h, "16:11", 9)
+      w = { ...w, token: await h.tokenFor(PAY_APP.appId, PAY_APP.appSecret) }
+      const tooLate = await patch(n._id, { endDateTime: local("17:30", 9) })
+      expect(tooLate.status).toBe(409)
+      expect(tooLate.body).toMatchObject({ code: "SV006", success: false })
+      expect(tooLate.body.message).toMatch(/check in first/)
+      const unchanged = await getMeeting(h, w, n._id)
+      expect(unchanged.status).toBe("active")
+      expect(unchanged.endDateTime).toBe(local("17:00", 9))
+      expect((await paymentRows(h, n._id)).length).toBe(1)
+      const checkIn = await h.request("POST", `/meetings/${n._id}/check-in`, { token: w.token })
+      expect(checkIn.status).toBe(202)
+      const afterCheckIn = await patch(n._id, { endDateTime: local("17:30", 9) })
+      expect(afterCheckIn.body.data?.status, JSON.stringify(afterCheckIn.body)).toBe("unpaid")
+      await paid(afterCheckIn.body.data)
+      const extended = await getMeeting(h, w, n._id)
+      expect(extended.status).toBe("checked-in")
+      expect(extended.endDateTime).toBe(local("17:30", 9))
     })
   })
 })
