@@ -53,6 +53,8 @@ export const paymentView = (p: BillablePayment): PaymentView => ({
 export const paymentFields = (
   payments: ReadonlyArray<BillablePayment>,
   status: string,
+  /** Whether the viewer is the payer's side (sees the pinCode): only they get the pay hand-off. */
+  payer: boolean,
 ): { payment?: PaymentView; billingSummaries: BillingSummary[] } => {
   let paidMinor = 0
   const billingSummaries = payments.map((p): BillingSummary => {
@@ -69,6 +71,6 @@ export const paymentFields = (
       paymentChannel: p.channel,
     }
   })
-  const pending = status === "unpaid" ? payments.find((p) => p.status === "pending") : undefined
+  const pending = payer && status === "unpaid" ? payments.find((p) => p.status === "pending") : undefined
   return { ...(pending ? { payment: paymentView(pending) } : {}), billingSummaries }
 }

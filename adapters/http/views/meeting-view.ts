@@ -25,7 +25,7 @@ export interface MeetingViewContext {
   readonly histories: ReadonlyArray<HistoryRow>
   /** The booking's payments, oldest first: `payment` (while unpaid) and billingSummaries. */
   readonly payments?: ReadonlyArray<PaymentRow> | undefined
-  /** pinCode is a secret: shown to the organizer (and the app that booked) only. */
+  /** pinCode is a secret: shown to the organizer (and the app that booked) only; so is the pay hand-off (payment). */
   readonly showPin: boolean
 }
 
@@ -91,7 +91,7 @@ export const meetingView = (
       responseStatus: a.responseStatus,
     })),
     ...(row.estimatedAttendance === null ? {} : { estimatedAttendance: row.estimatedAttendance }),
-    ...paymentFields(ctx.payments ?? [], slot.status),
+    ...paymentFields(ctx.payments ?? [], slot.status, ctx.showPin),
     histories: ctx.histories.map(historyView),
     checkInDateTime: checkIns.length === 0 ? null : formatOffsetDateTime(checkIns[0]!.at, tz),
     checkIns: checkIns.map((c) => ({ userId: c.userId, checkInDateTime: formatOffsetDateTime(c.at, tz) })),

@@ -3,6 +3,7 @@ import { promptPayPayload, qrDataUri } from "../../../adapters/payments/promptpa
 import { ENGINES } from "../../support/databases.ts"
 import { CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
 import {
+  actAsToken,
   bookRoom,
   createMeeting,
   eventsOf,
@@ -71,6 +72,27 @@ describe.each(ENGINES)("payment hand-off on %s", (engine) => {
     expect(got.status).toBe("unpaid")
     expect(got.payment).toEqual(m.payment)
     expect(got.billingSummaries).toEqual(m.billingSummaries)
+  })
+
+  it("the pay hand-off (payment) goes to whoever sees the pinCode: the organizer and the booking app, not another member, who still sees the billing summaries", async () => {
+    const alice = await actAsToken(h, "ext-alice")
+    const m = await bookRoom(h, w, "lotus", "16:00", "17:00", 1, {}, alice)
+    expect(m.payment.webPaymentUrl).toBeDefined()
+    for (const token of [alice, w.token]) {
+      const seen = (await h.request("GET", `/meetings/${m._id}`, { token })).body.data
+      expect(seen.payment).toEqual(m.payment)
+    }
+    const bob = await actAsToken(h, "ext-bob")
+    const other = await h.request("GET", `/meetings/${m._id}`, { token: bob })
+    expect(other.status).toBe(200)
+    expect(other.body.data.status).toBe("unpaid")
+    expect(other.body.data.pinCode).toBeUndefined()
+    expect(other.body.data.payment).toBeUndefined()
+    expect(other.body.data.billingSummaries).toEqual(m.billingSummaries)
+    const listed = await h.request("GET", `/meetings?from=${encodeURIComponent(local("15:00", 1))}&to=${encodeURIComponent(local("18:00", 1))}`, { token: bob })
+    const row = listed.body.data.find((x: any) => x._id === m._id)
+    expect(row.payment).toBeUndefined()
+    expect(JSON.stringify(listed.body)).not.toContain(m.payment.webPaymentUrl)
   })
 
   it("prompt-pay (the default channel) QR encodes the EMVCo PromptPay payload for the amount", async () => {
