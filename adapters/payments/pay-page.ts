@@ -93,7 +93,6 @@ const summaryLines = (m: PayPageModel): string => {
  */
 export const renderPayPage = (m: PayPageModel): string => {
   const p = m.payment
-  const expires = new Date(p.expiresAt).toISOString()
   const amount = esc(formatThb(p.summary.total))
   const alt =
     p.channel === "prompt-pay"
@@ -107,8 +106,8 @@ ${summaryLines(m)}
 <p class="amount" data-testid="amount">${amount}</p>
 <img class="qr" data-testid="qr" src="${esc(p.webPaymentQr)}" alt="${esc(alt)}"
   width="240" height="240">
-<p class="note">Scan with a banking app, or use the buttons below (sandbox: no money moves).
-Pay before <time datetime="${esc(expires)}">${esc(expires)}</time>.</p>
+<p class="note">${p.channel === "prompt-pay" ? "Scan with a banking app" : "Scan to open this page on a phone"}, or use the buttons below (sandbox: no money moves).
+Pay before <time datetime="${esc(m.payBefore.dateTime)}" data-testid="pay-before">${esc(m.payBefore.text)}</time>.</p>
 <form method="post" class="actions">
   <button type="submit" name="outcome" value="paid" class="pay">Pay ${amount}</button>
   <button type="submit" name="outcome" value="failed">Decline</button>
@@ -129,9 +128,18 @@ const STATUS_TEXT: Record<string, { title: string; text: string }> = {
   },
 }
 
+/** An extension's window lapsed: the booking is back to its earlier, already paid times. */
+const EXTENSION_EXPIRED = {
+  title: "Payment window closed",
+  text: "The time to pay for this extension has run out. Nothing was charged; the booking keeps its earlier times.",
+}
+
+const statusText = (m: PayPageModel, status: string): { title: string; text: string } | undefined =>
+  status === "expired" && m.payment.kind === "extension" ? EXTENSION_EXPIRED : STATUS_TEXT[status]
+
 /** A payment that is no longer payable, seen with GET (status page, nothing to press). */
 export const renderStatusPage = (m: PayPageModel, status: string): string => {
-  const t = STATUS_TEXT[status] ?? { title: "Payment", text: `This payment is ${status}.` }
+  const t = statusText(m, status) ?? { title: "Payment", text: `This payment is ${status}.` }
   return page(
     t.title,
     `<h1>${esc(t.title)}</h1>
@@ -143,7 +151,7 @@ ${details(m)}
 
 /** The answer to a post that changed nothing (409 SV006): why, and that nothing happened. */
 export const renderErrorPage = (m: PayPageModel, reason: string): string => {
-  const t = STATUS_TEXT[reason] ?? { title: "", text: `This payment is ${reason}.` }
+  const t = statusText(m, reason) ?? { title: "", text: `This payment is ${reason}.` }
   return page(
     "Payment not possible",
     `<h1>Payment not possible</h1>

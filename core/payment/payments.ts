@@ -45,6 +45,8 @@ export interface PayPageModel {
   readonly endDateTime: string
   /** e.g. "Mon 2030-01-07 10:00-11:00 (Asia/Bangkok)". */
   readonly when: string
+  /** The window's end in the booking's zone: ISO 8601 with its offset, and as the payer reads it. */
+  readonly payBefore: { readonly dateTime: string; readonly text: string }
   /** The window has ended on the service clock (even if the tick has not run yet). */
   readonly lapsed: boolean
 }
@@ -184,6 +186,10 @@ export const payPageModel = (
     startDateTime: formatOffsetDateTime(start, tz),
     endDateTime: formatOffsetDateTime(end, tz),
     when: `${weekday} ${formatLocalDate(localDateOf(start, tz))} ${range} (${tz})`,
+    payBefore: {
+      dateTime: formatOffsetDateTime(payment.expiresAt, tz),
+      text: `${new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZone: tz }).format(payment.expiresAt)} (${tz})`,
+    },
     lapsed: now >= payment.expiresAt,
   }
 }

@@ -41,6 +41,9 @@ describe.each(ENGINES)("sandbox pay page on %s", (engine) => {
     expect(page.html).toContain("10:00-11:30")
     expect(page.html).toContain("150.00 THB")
     expect(page.html).toContain(`src="${m.payment.webPaymentQr}"`)
+    // The window's end in the booking's zone, as the "When" line is (harness clock: 09:00 Bangkok).
+    expect(page.html).toMatch(/<time datetime="\d{4}-\d\d-\d\dT09:05:00\+07:00" data-testid="pay-before">09:05:00 \(Asia\/Bangkok\)<\/time>/)
+    expect(page.html).toContain("Scan with a banking app")
     // No action: the form posts back to the page's address as the browser reached it (a
     // proxy's path prefix kept).
     expect(page.html).toMatch(/<form method="post" class="actions">/)
@@ -124,6 +127,19 @@ describe.each(ENGINES)("sandbox pay page on %s", (engine) => {
     expect(page.status).toBe(200)
     expect(page.html).toContain("Payment window closed")
     expect(page.html).not.toContain('value="paid"')
+  })
+
+  it("an extension whose window closed says the booking keeps its earlier times, not to book again", async () => {
+    const m = await bookRoom(h, w, "lotus", "14:00", "15:00", 4)
+    expect((await postPay(h, m.payment.paymentId, "paid")).status).toBe(200)
+    const ext = await h.request("PATCH", `/meetings/${m._id}`, { token: w.token, body: { endDateTime: m.endDateTime.replace("15:00", "16:00") } })
+    expect(ext.body.data?.status, JSON.stringify(ext.body)).toBe("unpaid")
+    await h.advance(5)
+    const page = await getPage(ext.body.data.payment.paymentId)
+    expect(page.html).toContain("Payment window closed")
+    expect(page.html).toContain("the booking keeps its earlier times")
+    expect(page.html).not.toContain("book again")
+    expect((await getMeeting(h, w, m._id)).endDateTime).toBe(m.endDateTime)
   })
 
   it("a post for a voided payment (booking cancelled) is 409 SV006 and changes nothing", async () => {
