@@ -1,6 +1,7 @@
 import { boot } from "../../adapters/wiring/boot.ts"
 import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
+import { routedByTarget } from "../../adapters/http/request-target.ts"
 
 const env = process.env
 const exit = (code: number): never => process.exit(code)
@@ -13,7 +14,7 @@ const server = await startOrExit(
   env,
   async () => {
     try {
-      return Bun.serve({ port, fetch: booted.app.fetch, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 65 })
+      return Bun.serve({ port, fetch: routedByTarget(booted.app.fetch, `localhost:${port}`), maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 65 })
     } catch (e) {
       await booted.close().catch(() => {})
       throw e

@@ -2,6 +2,7 @@ import { boot } from "../../adapters/wiring/boot.ts"
 import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts"
+import { routedByTarget } from "../../adapters/http/request-target.ts"
 
 const env = Deno.env.toObject()
 const exit = (code: number): never => Deno.exit(code)
@@ -17,7 +18,7 @@ const server = await startOrExit(
   env,
   async () => {
     try {
-      return Deno.serve({ port, onListen: () => {} }, booted.app.fetch)
+      return Deno.serve({ port, onListen: () => {} }, routedByTarget(booted.app.fetch, `localhost:${port}`))
     } catch (e) {
       await booted.close().catch(() => {})
       throw e

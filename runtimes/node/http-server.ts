@@ -64,8 +64,10 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
   // HTTP/1.0 makes Host optional (health checkers send `GET /healthz HTTP/1.0` bare), and the
   // adapter refuses a request without one; the app's own addresses never come from it
   // (KEYSPACE_PUBLIC_URL). HTTP/1.1 without Host is still 400, by Node, as RFC 9112 says.
+  const reading = new WeakMap<Socket, IncomingMessage>()
   server.prependListener("request", (req: IncomingMessage) => {
     if (req.headers.host === undefined && req.httpVersion === "1.0") req.headers.host = "localhost"
+    reading.set(req.socket, req)
   })
   // A request the parser refuses (too long, malformed, too slow) is answered like Node's own
   // default (no body: the method is unknown), but with a lingering close.
@@ -74,7 +76,17 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
     if (answered.has(socket)) return
     answered.add(socket)
     if (err.code === "ECONNRESET" || !socket.writable) return void socket.destroy()
-    afterResponses(socket, () => answerAndClose(socket, CLIENT_ERRORS[err.code ?? ""] ?? "400 Bad Request"))
+    const status = CLIENT_ERRORS[err.code ?? ""] ?? "400 Bad Request"
+    // The parser gave up inside a request's body (a bad chunk size): that request's handler
+    // waits for a body that will never end, so its answer (and every one after it) would wait
+    // until the client left. Answered here instead, before the app wrote anything.
+    const req = reading.get(socket)
+    const res = (socket as ResponseSocket)._httpMessage
+    if (req !== undefined && !req.complete && res != null && res.headersSent === false) {
+      answerAndClose(socket, status)
+      return void req.destroy()
+    }
+    afterResponses(socket, () => answerAndClose(socket, status))
   })
   // Node hands CONNECT to this event, not to the app, and without a listener drops the
   // socket unanswered; Bun and Deno pass it to the app, which has no route for it.

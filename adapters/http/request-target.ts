@@ -1,0 +1,40 @@
+import { failureBody } from "./envelope.ts"
+
+/**
+ * Bun and Deno hand the app a Request whose URL they built from the Host header and the
+ * request target. A Host that is not a host name (`x/admin/v1/clock?`, `u@x`) then moved the
+ * path the router saw (Deno routed `GET /healthz` with such a Host to the operator clock),
+ * and a request without Host reached Bun's fetch with a relative URL, which the router cut
+ * (`/healthz` became `z`). Node's adapter refuses the first (400) and routes the second by its
+ * target; this gives Bun and Deno the same rule: a request is routed by its target, and a Host
+ * that is not `host[:port]` is 400.
+ */
+
+/** A host name or bracketed IP literal, then an optional port: RFC 9110's `uri-host [ ":" port ]`. */
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[^\s:/?#@[\]\\]+)(?::(\d{1,5}))?$/
+
+/** Whether `host` is a host name or address with an optional port, and nothing else. */
+export const isHostHeader = (host: string): boolean => {
+  const m = HOST_PORT.exec(host)
+  if (m === null || (m[2] !== undefined && Number(m[2]) > 65_535)) return false
+  return URL.canParse(`http://${m[1]}/`)
+}
+
+const badHost = () =>
+  new Response(JSON.stringify(failureBody("SV001", ["Host: must be a host name or address with an optional port"])), {
+    status: 400,
+    headers: { "Content-Type": "application/json; charset=utf-8", Connection: "close" },
+  })
+
+/**
+ * The app's fetch for a runtime that builds request URLs from Host: an invalid Host is 400,
+ * and a request whose URL came without a host (no Host header) is addressed to `localHost`.
+ */
+export const routedByTarget =
+  <Rest extends unknown[]>(fetch: (request: Request, ...rest: Rest) => Response | Promise<Response>, localHost: string) =>
+  (request: Request, ...rest: Rest): Response | Promise<Response> => {
+    const host = request.headers.get("host")
+    if (host !== null && host !== "" && !isHostHeader(host)) return badHost()
+    if (request.url.startsWith("/")) return fetch(new Request(`http://${localHost}${request.url}`, request), ...rest)
+    return fetch(request, ...rest)
+  }
