@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server"
-import type { IncomingMessage, Server } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { failureBody } from "../../adapters/http/envelope.ts"
 import type { Booted } from "../../adapters/wiring/boot.ts"
@@ -52,6 +52,26 @@ const CLIENT_ERRORS: Record<string, string> = {
   ERR_HTTP_HEADERS_TIMEOUT: "408 Request Timeout",
 }
 
+const draining = new WeakSet<Server>()
+const inFlightOf = new WeakMap<Server, Set<ServerResponse>>()
+
+/**
+ * Stops accepting and resolves once every connection is closed: idle ones at once, and each
+ * busy one as soon as its answer is written (sent with `Connection: close`). Node's own close
+ * left a keep-alive connection open after its answer, so a stop waited out the whole grace
+ * period for a request that had finished in a second.
+ */
+export const drain = (server: Server): Promise<void> => {
+  draining.add(server)
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  for (const res of inFlightOf.get(server) ?? []) {
+    if (!res.headersSent) res.shouldKeepAlive = false
+    else res.once("finish", () => res.socket?.end())
+  }
+  server.closeIdleConnections()
+  return closed
+}
+
 /** The Node HTTP server for the app, with its limits: every Node entry point uses this one. */
 export const listen = (booted: Booted, port: number, onListen?: (port: number) => void): Server => {
   const { requestTimeoutMs, maxConnections } = booted.services.config
@@ -65,9 +85,15 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
   // adapter refuses a request without one; the app's own addresses never come from it
   // (KEYSPACE_PUBLIC_URL). HTTP/1.1 without Host is still 400, by Node, as RFC 9112 says.
   const reading = new WeakMap<Socket, IncomingMessage>()
-  server.prependListener("request", (req: IncomingMessage) => {
+  const inFlight = new Set<ServerResponse>()
+  inFlightOf.set(server, inFlight)
+  server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
     if (req.headers.host === undefined && req.httpVersion === "1.0") req.headers.host = "localhost"
     reading.set(req.socket, req)
+    inFlight.add(res)
+    res.once("close", () => inFlight.delete(res))
+    // Stopping: this answer is the connection's last (the client does not reuse it).
+    if (draining.has(server)) res.shouldKeepAlive = false
   })
   // A request the parser refuses (too long, malformed, too slow) is answered like Node's own
   // default (no body: the method is unknown), but with a lingering close.

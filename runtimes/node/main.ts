@@ -4,7 +4,7 @@ import { boot } from "../../adapters/wiring/boot.ts"
 import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts"
-import { listen } from "./http-server.ts"
+import { drain, listen } from "./http-server.ts"
 import { stdoutLines } from "./log-output.ts"
 
 /**
@@ -39,11 +39,7 @@ export const main = async (): Promise<void> => {
 
   const shutdown = onShutdownSignal({
     graceMs: shutdownGraceMs,
-    drain: () => {
-      const closed = new Promise((resolve) => server.close(resolve))
-      server.closeIdleConnections()
-      return closed
-    },
+    drain: () => drain(server),
     cut: () => server.closeAllConnections(),
     close: booted.close,
     exit,

@@ -4,7 +4,7 @@ import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { spawnProcess, type Spawned } from "./server-runtime.ts"
+import { RUNTIMES, spawnProcess, spawnServer, type Spawned } from "./server-runtime.ts"
 
 /**
  * Issue 15, point 2: a supervisor starts `npm start` (or the Bun and Deno scripts) and sends
@@ -83,5 +83,38 @@ describe("SIGTERM to the npm script stops the server within its bound", () => {
       expect(npm.stdout()).toContain("SIGTERM: shutting down")
       expect(existsSync(`${dataDir}.lock`), `${script}: lock left behind`).toBe(false)
       expect(npm.stderr()).not.toMatch(/AbortError|Unhandled|uncaught/i)
+    })
+
+  for (const runtime of RUNTIMES)
+    it(`on ${runtime}: a request that finishes within the grace period gets its answer (Connection: close) and the server exits then, not at the grace period's end`, { timeout: 180_000 }, async () => {
+      const LONG_GRACE_MS = 20_000
+      const s = spawnServer(runtime, {
+        KEYSPACE_DATA_DIR: "memory",
+        KEYSPACE_SHUTDOWN_GRACE_MS: String(LONG_GRACE_MS),
+        KEYSPACE_ADMIN_TOKEN: "signals-admin-token-0123456",
+      })
+      started.push(s)
+      const port = await s.listening(120_000)
+      const socket = connect(port, "127.0.0.1")
+      socket.on("error", () => {})
+      let answer = ""
+      socket.on("data", (d: Buffer) => (answer += d.toString("latin1")))
+      await new Promise((r) => socket.once("connect", r))
+      const body = '{"grant_type":"app_credentials","app_id":"nobody","app_secret":"nothing-at-all"}'
+      socket.write(
+        `POST /auth/accessToken HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      )
+      await new Promise((r) => setTimeout(r, 500))
+      const sent = Date.now()
+      s.child.kill("SIGTERM")
+      await new Promise((r) => setTimeout(r, 500))
+      socket.write(body.slice(10))
+      const { code } = await s.exited(LONG_GRACE_MS + 10_000)
+      const took = Date.now() - sent
+      socket.destroy()
+      expect(code).toBe(0)
+      expect(answer, runtime).toMatch(/^HTTP\/1\.1 401 /)
+      expect(took, `${runtime}: exited ${took} ms after SIGTERM`).toBeLessThan(LONG_GRACE_MS / 2)
+      expect(s.stderr()).not.toMatch(/AbortError|Unhandled|uncaught/i)
     })
 })
