@@ -35,6 +35,15 @@ const discard = async (reader: ReadableStreamDefaultReader<Uint8Array>, allowanc
   }
 }
 
+/**
+ * The client broke off its body (or the server cut the connection while stopping): a 400 that
+ * nobody may read, and the connection is done. Not a defect: nothing is wrong in the server.
+ */
+export const bodyBrokeOff = (c: Context): ValidationFailed => {
+  c.header("Connection", "close")
+  return new ValidationFailed({ messages: ["body: the request body broke off"] })
+}
+
 const closeUnless = (c: Context, drained: boolean) => {
   if (!drained) c.header("Connection", "close")
 }
@@ -64,9 +73,7 @@ export const requestBodies =
       let size = 0
       for (;;) {
         const { done, value } = await reader.read().catch(() => {
-          // The client broke off its body: nobody may read this answer, and the connection is done.
-          c.header("Connection", "close")
-          throw new ValidationFailed({ messages: ["body: the request body broke off"] })
+          throw bodyBrokeOff(c)
         })
         if (done) break
         size += value.byteLength

@@ -1,6 +1,7 @@
 import { Result, Schema, SchemaIssue } from "effect"
 import type { Context } from "hono"
 import { ValidationFailed } from "../../core/shared/errors.ts"
+import { bodyBrokeOff } from "./request-body.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -85,7 +86,9 @@ const refuseNul = (value: unknown) => {
 
 /** The request body as JSON; malformed JSON or a non-object body is 400 SV001. */
 export const readJson = async (c: Context, options: { optional?: boolean } = {}): Promise<unknown> => {
-  const text = await c.req.text()
+  const text = await c.req.text().catch(() => {
+    throw bodyBrokeOff(c)
+  })
   if (text.trim() === "") {
     if (options.optional) return {}
     throw new ValidationFailed({ messages: ["body: a JSON object is required"] })
