@@ -29,11 +29,13 @@ const deleteInBatches = async (db: Queryable, table: "webhook_deliveries" | "out
 const cutoffOf = (now: number, retentionMs: number): string => new Date(now - retentionMs).toISOString()
 
 /**
- * Deletes finished deliveries (delivered or failed) whose event occurred more than `retentionMs`
- * before `now` (service clock). Pending ones stay until they finish, however old.
+ * Deletes finished deliveries (delivered or failed) whose last attempt was more than
+ * `retentionMs` before `now` (service clock). Pending ones stay until they finish, however old.
+ * Not by occurredAt: a visitor event's occurredAt is the visitor system's own timestamp, and
+ * one stamped months back was deleted right after it was delivered (found by the webhook probe).
  */
 export const pruneDeliveries = (db: Queryable, now: number, retentionMs: number): Promise<number> =>
-  deleteInBatches(db, "webhook_deliveries", sql`state in ('delivered', 'failed') and occurred_at < ${cutoffOf(now, retentionMs)}::timestamptz`)
+  deleteInBatches(db, "webhook_deliveries", sql`state in ('delivered', 'failed') and updated_at < ${cutoffOf(now, retentionMs)}::timestamptz`)
 
 /**
  * Deletes booking outbox events created more than `retentionMs` before `now` (service clock)

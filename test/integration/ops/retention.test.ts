@@ -43,6 +43,21 @@ describe.each(ENGINES)("retention of webhook deliveries and registrations on %s"
     expect(Date.parse(left[0].occurredAt)).toBeGreaterThan(Date.parse(await nowIso()) - 7 * 86_400_000)
   })
 
+  it("a delivery is kept for KEYSPACE_WEBHOOK_RETENTION_DAYS after its last attempt, however long before that its event occurred", async () => {
+    const { projectId, webhooks } = await applyHooks(h, "retain-old", [{ key: "ops", url: receiver.url }])
+    const now = Date.parse((await h.admin("GET", "/clock")).body.data.now)
+    // A visitor system publishing late: its timestamp is a year back.
+    await publish(h, projectId, "VMS_INVITE_SENT", inviteSent(projectId, new Date(now - 365 * 86_400_000).toISOString()))
+    await eventually(async () => {
+      const rows = (await deliveriesOf(h, webhooks.ops!)).data
+      expect(rows.map((d: { state: string }) => d.state)).toEqual(["delivered"])
+    })
+    await h.advance(6 * 24 * 60)
+    expect((await deliveriesOf(h, webhooks.ops!)).data).toHaveLength(1)
+    await h.advance(2 * 24 * 60)
+    expect((await deliveriesOf(h, webhooks.ops!)).data).toHaveLength(0)
+  })
+
   /** A booking outbox event of a project nobody subscribes to, created at `at` (ISO). */
   const outboxEvent = (id: string, at: string) =>
     execute(
