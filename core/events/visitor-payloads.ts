@@ -9,7 +9,8 @@ import { parseOffsetDateTime } from "../shared/local-time.ts"
  * than rejected, so an upstream addition never blocks delivery and never leaks.
  */
 
-const isoPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+/** A day, or a date-time with its offset (spec convention 3): a local time names no instant. */
+const isoPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/
 
 /** Whether the text's yyyy-mm-dd is a day of the calendar (Date.parse rolls 02-30 into March). */
 const isCalendarDate = (s: string): boolean => {
@@ -21,13 +22,16 @@ const isCalendarDate = (s: string): boolean => {
 /** ISO 8601 date or date-time that also names a real instant. */
 const IsoDateTime = Schema.String.check(
   Schema.makeFilter((s: string) =>
-    isoPattern.test(s) && !Number.isNaN(Date.parse(s)) && isCalendarDate(s) ? undefined : "Expected an ISO 8601 date",
+    isoPattern.test(s) && !Number.isNaN(Date.parse(s)) && isCalendarDate(s)
+      ? undefined
+      : "Expected an ISO 8601 date, or a date-time with an explicit offset",
   ),
 )
 
 const base = {
   projectId: Schema.String,
-  userId: Schema.String,
+  /** The visitor system's transactor: any id it uses, but one. */
+  userId: Schema.String.check(Schema.isNonEmpty({ message: "must not be empty" })),
   timestamp: IsoDateTime,
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startHarness, CLOCK_START, type Harness } from "../../support/harness.ts"
-import { applyHooks, hostCancelled } from "../webhooks/fixtures.ts"
+import { applyHooks, hostCancelled, inviteSent } from "../webhooks/fixtures.ts"
 import { startReceiver, type Receiver } from "../webhooks/receiver.ts"
 
 describe("visitor events: projectId and timestamp mirror the envelope", () => {
@@ -56,6 +56,20 @@ describe("visitor events: projectId and timestamp mirror the envelope", () => {
       expect(res.body.code).toBe("SV001")
       expect(res.body.message[0]).toMatch(/^data\.timestamp: /)
     }
+  })
+
+  it("visitDate is a day or a date-time with its offset (convention 3); a local date-time or an empty userId is 400 SV001", async () => {
+    const invite = (over: Record<string, unknown>) =>
+      h.admin("POST", `/projects/${projectId}/visitor-events`, { type: "VMS_INVITE_SENT", data: { ...inviteSent(projectId, CLOCK_START), ...over } })
+    for (const visitDate of ["2030-01-08", "2030-01-08T10:00:00+07:00", "2030-01-08T03:00:00Z"])
+      expect((await invite({ visitDate })).status, visitDate).toBe(202)
+    const local = await invite({ visitDate: "2030-01-08T10:00:00" })
+    expect(local.status).toBe(400)
+    expect(local.body.code).toBe("SV001")
+    expect(local.body.message.join(" ")).toMatch(/visitDate.*offset/)
+    const noUser = await invite({ userId: "" })
+    expect(noUser.status).toBe(400)
+    expect(noUser.body.message.join(" ")).toMatch(/userId: must not be empty/)
   })
 
   it("a wrong projectId does not hide the other violated constraints: every one in one 400", async () => {
