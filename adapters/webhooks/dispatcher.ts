@@ -3,6 +3,7 @@ import {
   ATTEMPT_TIMEOUT_MS,
   isSuccessStatus,
 } from "../../core/events/delivery-policy.ts"
+import { RESERVED_DELIVERY_HEADERS } from "../../core/events/delivery-headers.ts"
 import { ConfigError } from "../config/config.ts"
 import type { DeliveryAttempt } from "../postgres/tables/webhook-deliveries.ts"
 import type { WebhookDeps } from "./webhook-deps.ts"
@@ -56,20 +57,6 @@ export interface Dispatcher {
 }
 
 const USER_AGENT = "ServiceWebhooks/1.0"
-/** Header names a registration's custom headers may not replace. */
-const RESERVED_HEADERS = new Set([
-  "host",
-  "content-length",
-  "content-type",
-  "user-agent",
-  "transfer-encoding",
-  "connection",
-  "x-service-event",
-  "x-service-delivery",
-  "x-service-timestamp",
-  "x-service-signature",
-])
-
 /** The spec's request headers plus the registration's receiver authentication. */
 export const deliveryHeaders = async (
   d: Pick<ClaimedDelivery, "id" | "type" | "projectId" | "body" | "secret" | "auth">,
@@ -80,7 +67,7 @@ export const deliveryHeaders = async (
   if (auth["scheme"] === "custom-header" && Array.isArray(auth["headers"])) {
     for (const h of auth["headers"] as Array<{ name?: unknown; value?: unknown }>) {
       if (typeof h.name !== "string" || typeof h.value !== "string") continue
-      if (RESERVED_HEADERS.has(h.name.toLowerCase())) continue
+      if (RESERVED_DELIVERY_HEADERS.has(h.name.toLowerCase())) continue
       headers[h.name] = h.value
     }
   } else if (auth["scheme"] === "bearer" && typeof auth["token"] === "string") {

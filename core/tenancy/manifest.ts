@@ -1,7 +1,9 @@
 import { Result, Schema } from "effect"
 import { AssetConfig } from "../booking/asset-config.ts"
+import { customHeaderViolations } from "../events/delivery-headers.ts"
 import { EventType } from "../events/envelope.ts"
 import { normalizePhone } from "../member/phone.ts"
+import { Characters } from "../shared/characters.ts"
 
 /**
  * The operator manifest (operator contract, section 3): a declarative description of
@@ -69,9 +71,16 @@ const WebhookAuth = Schema.Union([
     headers: Schema.Array(
       Schema.Struct({
         name: Schema.String.check(Schema.isPattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: "must be an HTTP header name" })),
-        value: Schema.String,
+        // RFC 9110 field-value: visible characters, spaces and tabs; never CR or LF.
+        value: Schema.String.check(Schema.isPattern(/^[\t\x20-\x7e\x80-\xff]*$/, { message: "must be an HTTP header value (no control characters)" })),
       }),
-    ).check(Schema.isMinLength(1)),
+    ).check(
+      Schema.isMinLength(1),
+      Schema.makeFilter((headers: ReadonlyArray<{ readonly name: string }>) => {
+        const messages = customHeaderViolations(headers)
+        return messages.length === 0 ? undefined : messages.join("; ")
+      }),
+    ),
   }),
   Schema.Struct({ scheme: Schema.Literal("jwt") }),
 ])
@@ -79,7 +88,7 @@ const WebhookAuth = Schema.Union([
 export const ManifestWebhook = Schema.Struct({
   key: Key,
   url: Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s/]+/, { message: "must be an absolute URL" })),
-  secret: Schema.String.check(Schema.isMinLength(32), Schema.isMaxLength(256)),
+  secret: Characters(32, 256),
   events: Schema.Array(EventType),
   auth: Schema.optionalKey(WebhookAuth),
   /**
@@ -129,10 +138,10 @@ export const ManifestProject = Schema.Struct({
         lastName: Schema.String,
         email: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[^@\s]+@[^@\s]+$/, { message: "must be an email address" }))),
         phone: Schema.optionalKey(Schema.String),
-        employeeId: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))),
+        employeeId: Schema.optionalKey(Characters(1, 64)),
         role: Schema.optionalKey(Schema.Literals(["member", "admin"])),
         links: Schema.optionalKey(
-          Schema.Array(Schema.Struct({ app: Key, externalUserId: Text.check(Schema.isMaxLength(128)) })),
+          Schema.Array(Schema.Struct({ app: Key, externalUserId: Characters(1, 128) })),
         ),
       }),
     ),

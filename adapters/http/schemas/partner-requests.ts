@@ -2,6 +2,7 @@ import { Result, Schema } from "effect"
 import { CardCodeFormat } from "../../../core/member/card-number.ts"
 import { credentialContentViolations } from "../../../core/member/credentials.ts"
 import { normalizePhone } from "../../../core/member/phone.ts"
+import { Characters, characterCount } from "../../../core/shared/characters.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
 import { decodeOrFail } from "../validation.ts"
 import { OffsetDateTime } from "./text-rules.ts"
@@ -12,18 +13,7 @@ import { OffsetDateTime } from "./text-rules.ts"
  * meaning (unit, face), so a client sending null elsewhere learns it was not applied.
  */
 
-const Text = (min: number, max: number) =>
-  Schema.String.check(
-    Schema.makeFilter((s: string) =>
-      s.length < min
-        ? min === 1
-          ? "must not be empty"
-          : `must be at least ${min} characters`
-        : s.length > max
-          ? `must be at most ${max} characters`
-          : undefined,
-    ),
-  )
+const Text = Characters
 
 const Email = Schema.String.check(
   Schema.isPattern(/^\s*[^@\s]+@[^@\s]+\.[^@\s]+\s*$/, { message: "must be an email address" }),
@@ -109,7 +99,7 @@ export const decodeCredentialsRequest = (raw: unknown): PartnerCredentialsReques
 export const MAX_EXTERNAL_USER_ID = 128
 
 export const checkExternalUserId = (id: string): string => {
-  const length = [...id].length
+  const length = characterCount(id)
   if (length === 0 || id.trim() === "")
     throw new ValidationFailed({ messages: ["externalUserId: must not be empty"] })
   // Control characters cannot be stored as text (NUL) or logged safely; no real id has them.
