@@ -271,13 +271,21 @@ export const TokenStoreMemory = Layer.effect(
             ),
           ),
         ),
-      setSecretHash: (appId, secretHash) =>
-        Effect.sync(() => {
-          const app = appByAppId(appId)
-          if (!app) return false
-          tenancy.update((t) => ({ ...t, apps: new Map(t.apps).set(app.id, { ...app, secretHash }) }))
-          return true
-        }),
+      setSecretHash: (appId, secretHash, now) =>
+        requireTx("TokenStore.setSecretHash").pipe(
+          Effect.andThen(
+            Effect.sync(() => {
+              const app = appByAppId(appId)
+              if (!app) return false
+              tenancy.update((t) => ({ ...t, apps: new Map(t.apps).set(app.id, { ...app, secretHash }) }))
+              tokens.update(
+                (all) =>
+                  new Map([...all].map(([h, t]) => [h, t.appId === app.id && t.kind === "refresh" && t.revokedAt === null ? { ...t, revokedAt: now } : t])),
+              )
+              return true
+            }),
+          ),
+        ),
     })
   }),
 )

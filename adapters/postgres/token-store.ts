@@ -132,15 +132,22 @@ export const TokenStorePostgres = Layer.effect(
             )
         }),
       // The update of the apps row moves cache_epoch when it commits (a trigger), so every
-      // process stops accepting the old secret before its next request.
+      // process stops accepting the old secret before its next request. The app's refresh
+      // tokens go with it, in the same transaction (a rare write: no index on app_id needed).
       setSecretHash: (appId, secretHash, now) =>
-        r(async (q) => {
-          const updated = await q
+        write("TokenStore.setSecretHash", async (tx) => {
+          const at = new Date(now)
+          const [app] = await tx
             .update(appsTable)
-            .set({ secretHash, updatedAt: new Date(now) })
+            .set({ secretHash, updatedAt: at })
             .where(eq(appsTable.appId, appId))
             .returning({ id: appsTable.id })
-          return updated.length > 0
+          if (app === undefined) return false
+          await tx
+            .update(tokensTable)
+            .set({ revokedAt: at })
+            .where(and(eq(tokensTable.appId, app.id), eq(tokensTable.kind, "refresh"), isNull(tokensTable.revokedAt)))
+          return true
         }),
     })
   }),

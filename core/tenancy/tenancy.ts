@@ -41,13 +41,16 @@ export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy",
     /**
      * Rotates an app's secret (POST /admin/v1/apps/{appId}/secret): the new secret is returned
      * once and only its hash is kept. The old secret stops working at once on every process
-     * (cache_epoch); tokens already issued stay valid until they expire.
+     * (cache_epoch), and so do the app's refresh tokens: each refresh mints a new one, so a
+     * leaked refresh token would otherwise outlive the secret for ever. Access tokens already
+     * issued run out at their expiry (KEYSPACE_ACCESS_TOKEN_TTL), so running clients are not cut
+     * off mid-request.
      */
     const rotateAppSecret = Effect.fn("Tenancy.rotateAppSecret")(function* (appId: string, chosen?: string) {
       const appSecret = chosen ?? secrets.opaqueToken()
       // Hashed before writing: the hash is deliberately slow and holds no lock.
       const secretHash = yield* secrets.hash(appSecret)
-      const updated = yield* tokens.setSecretHash(appId, secretHash, clock.now())
+      const updated = yield* uow.transaction(tokens.setSecretHash(appId, secretHash, clock.now()))
       if (!updated) return yield* new NotFound({ entity: "app", id: appId })
       return { appId, appSecret }
     })

@@ -41,6 +41,24 @@ describe("operator credentials: rotate an app secret, read the ids again", () =>
     await expect(h.tokenFor("demo-app", "chosen-secret-0123")).resolves.toBeTypeOf("string")
   })
 
+  it("a rotation revokes the app's refresh tokens (a leaked one would otherwise outlive the secret); its access tokens run to their expiry", async () => {
+    const before = await h.admin("POST", "/apps/demo-app/secret", { appSecret: "before-rotation-0123" })
+    expect(before.status).toBe(200)
+    const pair = await h.request("POST", "/auth/accessToken", {
+      body: { grant_type: "app_credentials", app_id: "demo-app", app_secret: "before-rotation-0123" },
+    })
+    expect(pair.status).toBe(201)
+    // A refresh before the rotation still rotates as usual.
+    const refreshed = await h.request("POST", "/auth/accessToken", { body: { grant_type: "refresh_token", refresh_token: pair.body.refresh_token } })
+    expect(refreshed.status).toBe(201)
+    expect((await h.admin("POST", "/apps/demo-app/secret", { appSecret: "after-rotation-0123" })).status).toBe(200)
+    const stale = await h.request("POST", "/auth/accessToken", { body: { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token } })
+    expect(stale.status).toBe(401)
+    expect(stale.body.code).toBe("SV002")
+    const projectId = (await h.admin("GET", "/manifest/ids")).body.data.projects.demo.id
+    expect((await h.request("GET", `/meeting-rooms?projectId=${projectId}`, { token: refreshed.body.access_token })).status).toBe(200)
+  })
+
   it("a rotation moves the cache epoch when it commits, and a refused one does not", async () => {
     const epochNow = () => readCacheEpoch(h.booted.services.database.db)
     const before = await epochNow()
