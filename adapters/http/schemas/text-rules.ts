@@ -17,7 +17,7 @@ export const QueryInt = (min: number, max: number) => {
   const schema = Schema.String.check(
     Schema.makeFilter(
       (text: string) =>
-        (/^\d{1,9}$/.test(text) && Number(text) >= min && Number(text) <= max) ||
+        (/^\d{1,20}$/.test(text) && Number(text) >= min && Number(text) <= max) ||
         `must be an integer between ${min} and ${max}`,
     ),
   )
