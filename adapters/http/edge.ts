@@ -57,7 +57,7 @@ export interface EdgeTarget {
 
 /**
  * The first thing every request meets, outside Hono: its request id (kept from `X-Request-Id`
- * up to 64 characters, else a new one, answered in the same header), its arrival instant, its
+ * cut to 64 characters when it is an HTTP token, else a new one, answered in the same header), its arrival instant, its
  * server span, and on the way out one request line and the request metrics (the observer).
  * Outside Hono because a Hono middleware level makes every answer a promise: a route that
  * answers synchronously (`/healthz`) then lets @hono/node-server write it at once, without its
@@ -65,6 +65,14 @@ export interface EdgeTarget {
  *
  * `choose` picks the app for the request by its method, path and Node bindings.
  */
+/**
+ * A caller's X-Request-Id is kept (its first 64 characters) when it is an HTTP token: it goes
+ * into every log line and back in a header, where spaces, quotes, non-ASCII bytes (Node
+ * re-encoded them, Bun and Deno echoed them raw) or a comma-joined pair of ids would not
+ * survive as one token. Anything else gets a new id.
+ */
+const REQUEST_ID = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
 export const edgeFetch = (deps: {
   readonly observer: RequestObserver
   readonly newRequestId: () => string
@@ -84,7 +92,7 @@ export const edgeFetch = (deps: {
     // in-process `app.request`, take the portable path.
     const node = nodeBindings(env)
     const sent = node ? node.incoming.headers["x-request-id"] : request.headers.get("x-request-id")
-    const requestId = (typeof sent === "string" ? sent.slice(0, 64) : "") || newRequestId()
+    const requestId = typeof sent === "string" && REQUEST_ID.test(sent) ? sent.slice(0, 64) : newRequestId()
     if (node) node.outgoing.setHeader("x-request-id", requestId)
     const method = request.method
     const traceparent = observer.traced ? (node ? node.incoming.headers["traceparent"] : request.headers.get("traceparent")) : undefined

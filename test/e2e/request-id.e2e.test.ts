@@ -64,6 +64,15 @@ describe("every answer carries its request id", () => {
     expect(answer.ids).toEqual(["x".repeat(64)])
   })
 
+  it("a client's id that is not an HTTP token (spaces, quotes, a comma-joined pair, other bytes) is replaced by a new one", async () => {
+    for (const sent of ["has space", "a,b", 'q"uote', "<tag>", "caf\u00e9"]) {
+      const answer = await ask(server.url, { method: "GET", path: "/healthz", headers: { "x-request-id": sent } })
+      expect(answer.ids, sent).toHaveLength(1)
+      expect(answer.ids[0], sent).not.toBe(sent)
+      expect(answer.ids[0]).toMatch(/^[\w-]{1,64}$/)
+    }
+  })
+
   it("ids the server makes differ from request to request", async () => {
     const ids = new Set<string>()
     for (let i = 0; i < 20; i++) ids.add((await ask(server.url, { method: "GET", path: "/healthz" })).ids[0]!)
