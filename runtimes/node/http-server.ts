@@ -32,7 +32,7 @@ const answerAndClose = (socket: Socket, status: string, envelope?: object) => {
   setTimeout(() => socket.destroy(), LINGER_MS).unref()
 }
 
-type ResponseSocket = Socket & { _httpMessage?: (NodeJS.EventEmitter & { headersSent?: boolean }) | null }
+type ResponseSocket = Socket & { _httpMessage?: (NodeJS.EventEmitter & { headersSent?: boolean; req?: IncomingMessage }) | null }
 
 /**
  * Runs `then` once the responses already under way on `socket` are written: HTTP/1.1 answers
@@ -53,23 +53,22 @@ const CLIENT_ERRORS: Record<string, string> = {
 }
 
 const draining = new WeakSet<Server>()
-const inFlightOf = new WeakMap<Server, Set<ServerResponse>>()
+/** How often a stopping server closes the connections that have become idle. */
+const DRAIN_SWEEP_MS = 50
 
 /**
- * Stops accepting and resolves once every connection is closed: idle ones at once, and each
- * busy one as soon as its answer is written (sent with `Connection: close`). Node's own close
- * left a keep-alive connection open after its answer, so a stop waited out the whole grace
- * period for a request that had finished in a second.
+ * Stops accepting and resolves once every connection is closed: idle ones at once, each busy
+ * one within DRAIN_SWEEP_MS of its answer, and a request arriving on a kept-alive connection
+ * meanwhile is answered with `Connection: close`. Node's own close left a keep-alive connection
+ * open after its answer, so a stop waited out the whole grace period for a request that had
+ * finished in a second. (Sweeping, not tracking each response: no per-request bookkeeping.)
  */
 export const drain = (server: Server): Promise<void> => {
   draining.add(server)
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-  for (const res of inFlightOf.get(server) ?? []) {
-    if (!res.headersSent) res.shouldKeepAlive = false
-    else res.once("finish", () => res.socket?.end())
-  }
   server.closeIdleConnections()
-  return closed
+  const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS)
+  return closed.finally(() => clearInterval(sweep))
 }
 
 /** The Node HTTP server for the app, with its limits: every Node entry point uses this one. */
@@ -84,14 +83,8 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
   // HTTP/1.0 makes Host optional (health checkers send `GET /healthz HTTP/1.0` bare), and the
   // adapter refuses a request without one; the app's own addresses never come from it
   // (KEYSPACE_PUBLIC_URL). HTTP/1.1 without Host is still 400, by Node, as RFC 9112 says.
-  const reading = new WeakMap<Socket, IncomingMessage>()
-  const inFlight = new Set<ServerResponse>()
-  inFlightOf.set(server, inFlight)
   server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
     if (req.headers.host === undefined && req.httpVersion === "1.0") req.headers.host = "localhost"
-    reading.set(req.socket, req)
-    inFlight.add(res)
-    res.once("close", () => inFlight.delete(res))
     // Stopping: this answer is the connection's last (the client does not reuse it).
     if (draining.has(server)) res.shouldKeepAlive = false
   })
@@ -106,9 +99,9 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
     // The parser gave up inside a request's body (a bad chunk size): that request's handler
     // waits for a body that will never end, so its answer (and every one after it) would wait
     // until the client left. Answered here instead, before the app wrote anything.
-    const req = reading.get(socket)
     const res = (socket as ResponseSocket)._httpMessage
-    if (req !== undefined && !req.complete && res != null && res.headersSent === false) {
+    const req = res?.req
+    if (req != null && !req.complete && res != null && res.headersSent === false) {
       answerAndClose(socket, status)
       return void req.destroy()
     }
