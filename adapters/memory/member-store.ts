@@ -107,11 +107,12 @@ export const MemberStoreMemory = Layer.effect(
             source: u.source,
           }),
         })),
-      saveProfile: (user, profile) =>
+      saveProfile: (user, profile, username) =>
         change("MemberStore.saveProfile", (rows) => ({
           ...rows,
           users: new Map(rows.users).set(user.id, {
             ...user,
+            ...(username === undefined ? {} : { username }),
             profile,
             emailKey: profile.email === undefined ? null : emailLookupKey(profile.email),
             userType: "member",

@@ -283,9 +283,9 @@ export const MemberStorePostgres = Layer.effect(
           })
         }),
       // A federated visitor provisioned through PUT member becomes a member.
-      saveProfile: (user, profile) => {
-        const next = { ...profileColumns(profile), userType: "member" }
-        const stored = { ...profileColumns(user.profile), emailNorm: user.emailKey, userType: user.userType }
+      saveProfile: (user, profile, username) => {
+        const next = { ...profileColumns(profile), userType: "member", username: username === undefined ? user.username : username }
+        const stored = { ...profileColumns(user.profile), emailNorm: user.emailKey, userType: user.userType, username: user.username }
         const changed = (Object.keys(next) as Array<keyof typeof next>).some((k) => stored[k] !== next[k])
         if (!changed) return Effect.void
         return memberWrite("MemberStore.saveProfile", async (tx) => {

@@ -208,8 +208,20 @@ export const applyDecodedCredentials = (
   let cards = member.cards
   if (request.cards !== undefined) {
     const current = new Map(member.cards.filter((c) => c.type === "real").map((c) => [c.uid, c]))
+    // A card whose UID is the member's own virtual card is that card (matching is on the UID):
+    // it stays the one card, relabelled if asked, never enrolled a second time.
+    let others = member.cards.filter((c) => c.type !== "real")
     const wanted = new Set(request.cards.map((c) => c.uid))
-    const physical = request.cards.map((want): MemberCard => {
+    const physical = request.cards.flatMap((want): MemberCard[] => {
+      const own = others.find((c) => c.uid === want.uid)
+      if (own !== undefined) {
+        if (want.label !== undefined && want.label !== own.label) {
+          const card = { ...own, label: want.label }
+          relabelled.push(card)
+          others = others.map((c) => (c === own ? card : c))
+        }
+        return []
+      }
       const kept = current.get(want.uid)
       if (kept === undefined) {
         const card: MemberCard = {
@@ -220,15 +232,15 @@ export const applyDecodedCredentials = (
           generated: false,
         }
         enrolled.push(card)
-        return card
+        return [card]
       }
-      if (want.label === undefined || want.label === kept.label) return kept
+      if (want.label === undefined || want.label === kept.label) return [kept]
       const card = { ...kept, label: want.label }
       relabelled.push(card)
-      return card
+      return [card]
     })
     for (const card of current.values()) if (!wanted.has(card.uid)) revoked.push(card)
-    cards = [...physical, ...member.cards.filter((c) => c.type !== "real")]
+    cards = [...physical, ...others]
   }
 
   // Rule 3: auto-generated virtual card.

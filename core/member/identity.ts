@@ -135,8 +135,26 @@ export const resolveIdentity = (input: {
       ? {
           kind: "create",
           matchedBy: "provisioned",
-          username: `${input.projectId}_${keys.employeeId}`,
+          username: derivedUsername(input.projectId, keys.employeeId),
         }
       : { kind: "create", matchedBy: "provisioned" },
   )
+}
+
+/** The login name of a member created with only an employeeId (spec PUT member rule 6). */
+export const derivedUsername = (projectId: string, employeeId: string): string => `${projectId}_${employeeId}`
+
+/**
+ * The login name after an employeeId change: a name derived from the old employeeId follows the
+ * new one (null when the employeeId goes), so the old employeeId is free for someone else; any
+ * other name stays (undefined: unchanged).
+ */
+export const followingUsername = (
+  username: string | null,
+  projectId: string,
+  before: string | undefined,
+  after: string | undefined,
+): string | null | undefined => {
+  if (before === undefined || before === after || username !== derivedUsername(projectId, before)) return undefined
+  return after === undefined ? null : derivedUsername(projectId, after)
 }

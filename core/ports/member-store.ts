@@ -41,8 +41,15 @@ export class MemberStore extends Context.Service<
     /** What the member's credentials open now: every group granted by any app, every credential. */
     readonly access: (projectId: string, userId: string) => Effect.Effect<MemberAccess>
     readonly insertUser: (user: NewUser) => Effect.Effect<void, MemberWriteFailure>
-    /** Writes the profile (a federated visitor becomes a member); nothing when unchanged. */
-    readonly saveProfile: (user: UserRecord, profile: MemberProfile) => Effect.Effect<void, MemberWriteFailure>
+    /**
+     * Writes the profile (a federated visitor becomes a member) and, when given, the login name
+     * (null: none); nothing when unchanged.
+     */
+    readonly saveProfile: (
+      user: UserRecord,
+      profile: MemberProfile,
+      username?: string | null,
+    ) => Effect.Effect<void, MemberWriteFailure>
     readonly insertMembership: (membership: NewMembership) => Effect.Effect<void, MemberWriteFailure>
     readonly saveMembership: (
       current: MembershipRecord,

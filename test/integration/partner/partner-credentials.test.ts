@@ -190,6 +190,21 @@ describe.each(ENGINES)("partner credentials on %s", (engine) => {
       expect(noCards.body.data.cards).toEqual([virtual])
     })
 
+    it("the member's own virtual card number sent as a card (in any format) is that one card, not a second one or a conflict", async () => {
+      await onboard("virt-own")
+      const first = await creds("virt-own", { face: jpegBase64(100), faceConsentAt: CONSENT })
+      const virtual = first.body.data.cards[0]
+      const same = await creds("virt-own", { cards: [{ cardNo: virtual.cardNo }] })
+      expect(same.status, JSON.stringify(same.body)).toBe(200)
+      expect(same.body.data.cards).toEqual([virtual])
+      const relabelled = await creds("virt-own", { cards: [{ cardNo: virtual.cardNo, label: "Phone" }] })
+      expect(relabelled.status).toBe(200)
+      expect(relabelled.body.data.cards).toEqual([{ ...virtual, label: "Phone" }])
+      const withOther = await creds("virt-own", { cards: [{ cardNo: virtual.cardNo }, { cardNo: "4242" }] })
+      expect(withOther.body.data.cards).toHaveLength(2)
+      expect(withOther.body.data.cards.filter((c: any) => c.type === "virtual")).toHaveLength(1)
+    })
+
     it("a face with an active physical card creates no virtual card", async () => {
       await onboard("virt-3")
       const res = await creds("virt-3", {

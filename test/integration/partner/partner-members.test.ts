@@ -296,6 +296,21 @@ describe.each(ENGINES)("partner members on %s", (engine) => {
         .where(eq(usersTable.id, res.body.data.memberId))
       expect(u).toMatchObject({ username: `${hq.id}_R6-1`, email: null, phone: null })
     })
+
+    it("the login name follows a changed employeeId, so the old employeeId is free for someone else", async () => {
+      expect((await put("r6-ren-a", { firstName: "R", lastName: "A", employeeId: "R6-REN-1" })).status).toBe(200)
+      const moved = await put("r6-ren-a", { firstName: "R", lastName: "A", employeeId: "R6-REN-2" })
+      expect(moved.status).toBe(200)
+      const [a] = await db().select().from(usersTable).where(eq(usersTable.id, moved.body.data.memberId))
+      expect(a).toMatchObject({ username: `${hq.id}_R6-REN-2` })
+      const other = await put("r6-ren-b", { firstName: "R", lastName: "B", employeeId: "R6-REN-1" })
+      expect(other.status, JSON.stringify(other.body)).toBe(200)
+      expect(other.body.data).toMatchObject({ created: true, employeeId: "R6-REN-1" })
+      // And the new employeeId is still this member's own: another create with it is a conflict.
+      const clash = await put("r6-ren-c", { firstName: "R", lastName: "C", employeeId: "R6-REN-2" })
+      expect(clash.status).toBe(409)
+      expect(clash.body.data).toMatchObject({ conflictKey: "employeeId" })
+    })
   })
 
   describe("PUT member rule 7: userType and source", () => {
