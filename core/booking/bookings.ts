@@ -232,13 +232,15 @@ export class Bookings extends Context.Service<
         })
 
       /** What the view of a changed meeting needs: its histories and payments (two reads). */
-      const detailsOf = (actor: Principal | "operator", asset: Asset, stored: StoredBooking, now: number) =>
+      /** The Meeting answered: the current occurrence, or the one an action acted on (`actedStart`). */
+      const detailsOf = (actor: Principal | "operator", asset: Asset, stored: StoredBooking, now: number, actedStart?: number) =>
         Effect.gen(function* () {
           const histories = yield* store.histories([stored.row.id])
           const paid = yield* payments.byBookings([stored.row.id])
+          const acted = actedStart === undefined ? undefined : stored.slots.find((x) => x.startAt.getTime() === actedStart)
           return {
             row: stored.row,
-            slot: currentSlot(stored, asset.timeZone, now),
+            slot: acted ?? currentSlot(stored, asset.timeZone, now),
             timeZone: asset.timeZone,
             assetName: asset.kind === "room" ? asset.name : undefined,
             histories: histories.get(stored.row.id) ?? [],
@@ -586,13 +588,15 @@ export class Bookings extends Context.Service<
             // Spec: cancel (and a reject) voids the pending payments.
             const voided = a._tag === "Cancel" || a._tag === "Reject" ? yield* voidPendingPayments(payments, id, now) : []
             yield* reschedule(asset, next, slot, now, undefined)
-            return { asset, next, voided, from: slot.status, to: result.booking.status }
+            return { asset, next, voided, from: slot.status, to: result.booking.status, actedStart: slot.startAt.getTime() }
           }),
         )
         yield* voidAtGateway(gateway, saved.voided)
         yield* signals.bookingCommitted(id, LIFECYCLE_SIGNAL[a._tag])
         yield* countStatus(saved.from, saved.to)
-        return yield* detailsOf(actor, saved.asset, saved.next, now)
+        // The answer shows the occurrence acted on (spec: "202 data = Meeting with status cancelled"),
+        // though the series now points at its next live occurrence.
+        return yield* detailsOf(actor, saved.asset, saved.next, now, saved.actedStart)
       })
 
       return Bookings.of({ create, update, act })

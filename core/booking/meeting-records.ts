@@ -3,7 +3,7 @@ import { actingUserId, type Principal } from "../auth/principal.ts"
 import * as Interval from "../shared/interval.ts"
 import type { PriceSummary } from "./pricing.ts"
 import { currentOccurrence, parseRecurrenceRule } from "./recurrence.ts"
-import type { Attendee, CheckIn, Organizer } from "./state.ts"
+import { isTerminal, type Attendee, type BookingStatus, type CheckIn, type Organizer } from "./state.ts"
 
 /**
  * A booking as the read side holds it: the stored fields a Meeting shows (times as Date, as
@@ -57,8 +57,25 @@ export interface StoredMeeting<R extends MeetingRecord = MeetingRecord, S extend
   readonly slots: ReadonlyArray<S>
 }
 
-/** The occurrence a master shows and actions act on (core rule: first not yet ended). */
+/**
+ * The occurrence a master shows and actions act on (core rule): the first not yet ended that is
+ * still live; when every one not yet ended is over (cancelled, checked out, rejected), the first
+ * of them. An occurrence cancelled, checked out or rejected ahead of its end no longer holds the
+ * series: the next cancel, check-in or update acts on the next occurrence.
+ */
 export const currentSlotOf = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S => {
+  const first = firstUnendedSlot(stored, timeZone, now)
+  if (!isTerminal(first.status as BookingStatus)) return first
+  const { slots } = stored
+  for (let i = slots.indexOf(first) + 1; i < slots.length; i++) {
+    const s = slots[i]!
+    if (s.endAt.getTime() > now && !isTerminal(s.status as BookingStatus)) return s
+  }
+  return first
+}
+
+/** The first occurrence not yet ended (by the rule), else the last. */
+const firstUnendedSlot = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S => {
   const { row, slots } = stored
   if (row.rrule === null || row.anchorStartAt === null || row.anchorEndAt === null || slots.length <= 1) return slots[0]!
   const rule = parseRecurrenceRule(row.rrule)
