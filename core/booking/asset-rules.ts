@@ -165,6 +165,19 @@ export interface AssetRuleOptions {
   readonly startUnchanged?: boolean
 }
 
+/** maxAdvanceBookingDays: the start's local date at most that many calendar days after today's. */
+export const advanceWindowViolation = (
+  config: AssetConfig | undefined,
+  timeZone: string,
+  start: number,
+  now: number,
+): string | undefined => {
+  const maxDays = config?.maxAdvanceBookingDays
+  if (maxDays === undefined) return undefined
+  const daysAhead = toEpochDay(localDateOf(start, timeZone)) - toEpochDay(localDateOf(now, timeZone))
+  return daysAhead > maxDays ? `startDateTime must be within ${maxDays} days from today (maxAdvanceBookingDays)` : undefined
+}
+
 /**
  * Every asset-configuration rule the booking [start, end) breaks, one message per rule
  * (empty = bookable). Rules: end after start; multi-day only with bookMultipleDayRoom;
@@ -203,16 +216,8 @@ export const assetRuleViolations = (
               "(minimumLeadTime)",
       )
     }
-    const maxDays = config?.maxAdvanceBookingDays
-    if (maxDays !== undefined) {
-      const daysAhead =
-        toEpochDay(localDateOf(start, timeZone)) - toEpochDay(localDateOf(now, timeZone))
-      if (daysAhead > maxDays) {
-        messages.push(
-          `startDateTime must be within ${maxDays} days from today (maxAdvanceBookingDays)`,
-        )
-      }
-    }
+    const ahead = advanceWindowViolation(config, timeZone, start, now)
+    if (ahead !== undefined) messages.push(ahead)
   }
   const maxMinutes = config?.maxDurationMinutes
   if (maxMinutes !== undefined && end - start > maxMinutes * MS_PER_MINUTE) {

@@ -92,6 +92,25 @@ describe.each(ENGINES)("recurring series (spec Meetings rules 7-8) on %s", (engi
     }
   })
 
+  it("a COUNT whose occurrences run past 366 days (a large INTERVAL) is 400 SV001, not stored as a COUNT the series does not have", async () => {
+    for (const [rule, within] of [["FREQ=WEEKLY;COUNT=60", 53], ["FREQ=DAILY;INTERVAL=366;COUNT=2", 1]] as const) {
+      const res = await series(w.alice, 30, "10:00", "11:00", rule)
+      expect(res.status, rule).toBe(400)
+      expect(res.body.message).toEqual([`recurrence: ${rule.split(";").at(-1)} runs past the limit of 366 days: ${within} occurrences start within 366 days of the first`])
+    }
+  })
+
+  it("every occurrence starts within maxAdvanceBookingDays (spec rule 2), named once at the first beyond it", async () => {
+    // The rules room takes bookings at most 7 days ahead; the second weekly occurrence is 8 days out.
+    const res = await series(w.alice, 1, "10:00", "11:00", "FREQ=WEEKLY;COUNT=3", w.hq.rooms.rules)
+    expect(res.status).toBe(400)
+    expect(res.body.message).toEqual([
+      `recurrence: occurrence on ${at(8, "10:00").slice(0, 10)} and later: startDateTime must be within 7 days from today (maxAdvanceBookingDays)`,
+    ])
+    // Within the window the same series is taken.
+    expect((await series(w.alice, 1, "10:00", "11:00", "FREQ=DAILY;COUNT=4;BYDAY=MO,TU,WE,TH,FR", w.hq.rooms.rules)).status).toBe(201)
+  })
+
   it("each occurrence must satisfy the room's hours (400 SV001)", async () => {
     const res = await series(w.alice, 1, "09:00", "09:30", "FREQ=DAILY;COUNT=7", w.hq.rooms.lotus)
     expect(res.status).toBe(400)
