@@ -32,7 +32,8 @@ import { Forbidden, NotFound, StateConflict, ValidationFailed } from "../shared/
 import * as Interval from "../shared/interval.ts"
 import { formatLocalDate, localDateOf, startOfLocalDay } from "../shared/local-time.ts"
 import { assetEntity, type Asset, type AssetRef } from "./asset.ts"
-import { advanceWindowViolation, assetRuleViolations, assetStatusViolations, resolveTimePeriod, type TimePeriod } from "./asset-rules.ts"
+import { assetRuleViolations, assetStatusViolations, resolveTimePeriod, type TimePeriod } from "./asset-rules.ts"
+import { laterOccurrenceViolations } from "./series-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
 import { draftPreview, type DraftPreview } from "./draft-preview.ts"
 import { extensionPastNoShow } from "./paid-extension.ts"
@@ -289,23 +290,7 @@ export class Bookings extends Context.Service<
           ...assetStatusViolations(kind, asset.status),
           ...assetRuleViolations(asset.config, tz, start, end, now, kind),
         ]
-        let beyondAdvance = false
-        for (const [i, o] of occurrences.entries()) {
-          if (i === 0) continue
-          const day = formatLocalDate(localDateOf(o.start, tz))
-          // Later occurrences start after an accepted first one, so the lead time holds; hours,
-          // breaks and duration hold for each, and so does the advance window (spec rule 2: each
-          // occurrence is a booking starting then), named once at the first occurrence beyond it.
-          for (const m of assetRuleViolations(asset.config, tz, o.start, o.end, now, kind, { startUnchanged: true }))
-            violations.push(`recurrence: occurrence on ${day}: ${m}`)
-          const ahead = beyondAdvance ? undefined : advanceWindowViolation(asset.config, tz, o.start, now)
-          if (ahead !== undefined) {
-            beyondAdvance = true
-            violations.push(`recurrence: occurrence on ${day} and later: ${ahead}`)
-          }
-          if (Interval.overlaps(occurrences[i - 1]!, o))
-            violations.push(`recurrence: occurrence on ${day} overlaps the previous one`)
-        }
+        violations.push(...laterOccurrenceViolations(asset.config, tz, occurrences, now, kind))
         if (violations.length > 0) return yield* new BookingRuleViolated({ messages: [...new Set(violations)] })
 
         const discounts = paid ? yield* createDiscounts(asset.projectId, c.payment.discountCode) : []

@@ -8,6 +8,7 @@ import { assetRuleViolations, isTooLong, TOO_LONG_MESSAGE, unavailableReason } f
 import { BookingRuleViolated } from "./errors.ts"
 import { isPaid, priceOf, type Discount, type PriceSummary } from "./pricing.ts"
 import type { Occurrence } from "./recurrence.ts"
+import { laterOccurrenceViolations } from "./series-rules.ts"
 
 /**
  * The draft answer (spec rule 3 leaves it open): what a create or update would do, with the
@@ -49,14 +50,18 @@ export const draftPreview = (store: BookingStore["Service"], p: PreviewInput) =>
     const kind = asset.kind
     const candidates: Candidate[] = []
     for (const end of p.draftEnds) {
+      // A series' candidate end lengthens or shortens every occurrence alike: each is judged.
+      const occurrences =
+        p.occurrences.length > 1 ? p.occurrences.map((o) => Interval.make(o.start, o.start + (end - p.start))) : [Interval.make(p.start, end)]
       const violations = [
         ...assetRuleViolations(asset.config, tz, p.start, end, now, kind, { startUnchanged: p.startUnchanged ?? false }),
+        ...(end > p.start ? laterOccurrenceViolations(asset.config, tz, occurrences, now, kind) : []),
       ]
       // The asset's own rules first (as create reports them), then other bookings.
       const unavailable =
         violations.length > 0
           ? (unavailableReason(asset.config, tz, p.start, end) ?? "BOOKING_RULES")
-          : (yield* store.anyLiveOverlap(asset.id, [Interval.make(p.start, end)], p.exceptBookingId))
+          : (yield* store.anyLiveOverlap(asset.id, occurrences, p.exceptBookingId))
             ? "SLOT_TAKEN"
             : undefined
       const price =
@@ -81,6 +86,7 @@ export const draftPreview = (store: BookingStore["Service"], p: PreviewInput) =>
       // A 100% discount leaves nothing to pay: such a create is active at once.
       status: isPaid(asset.chargeRate) && needsPayment(price) ? "unpaid" : "active",
       available,
+      ...(available ? {} : { unavailableReason: "SLOT_TAKEN" }),
       summary: price,
       price,
       amount: price.total,

@@ -111,6 +111,22 @@ describe.each(ENGINES)("recurring series (spec Meetings rules 7-8) on %s", (engi
     expect((await series(w.alice, 1, "10:00", "11:00", "FREQ=DAILY;COUNT=4;BYDAY=MO,TU,WE,TH,FR", w.hq.rooms.rules)).status).toBe(201)
   })
 
+  it("a series draft judges each candidate end over every occurrence: a later occurrence's taken slot makes the candidate SLOT_TAKEN, as the create would be 409", async () => {
+    expect((await bookRoom(h, w.bob, w.hq.rooms.series, 42, "14:00", "15:00")).status).toBe(201)
+    const res = await bookRoom(h, w.alice, w.hq.rooms.series, 40, "14:00", "14:30", {
+      recurrence: "FREQ=DAILY;COUNT=3",
+      title: "Standup",
+      draft: true,
+      draftEndDateTimes: [at(40, "14:30"), at(40, "13:00")],
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    // The series as asked overlaps Bob's booking on its third day.
+    expect(res.body.data).toMatchObject({ available: false, unavailableReason: "SLOT_TAKEN", occurrences: 3 })
+    expect(res.body.data.draftEndDateTimes[0]).toMatchObject({ available: false, unavailableReason: "SLOT_TAKEN" })
+    const create = await series(w.alice, 40, "14:00", "14:30", "FREQ=DAILY;COUNT=3")
+    expect(create.status).toBe(409)
+  })
+
   it("each occurrence must satisfy the room's hours (400 SV001)", async () => {
     const res = await series(w.alice, 1, "09:00", "09:30", "FREQ=DAILY;COUNT=7", w.hq.rooms.lotus)
     expect(res.status).toBe(400)
