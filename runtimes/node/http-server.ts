@@ -53,19 +53,27 @@ const CLIENT_ERRORS: Record<string, string> = {
 }
 
 const draining = new WeakSet<Server>()
+const openSockets = new WeakMap<Server, Set<ResponseSocket>>()
 /** How often a stopping server closes the connections that have become idle. */
 const DRAIN_SWEEP_MS = 50
 
 /**
- * Stops accepting and resolves once every connection is closed: idle ones at once, each busy
- * one within DRAIN_SWEEP_MS of its answer, and a request arriving on a kept-alive connection
- * meanwhile is answered with `Connection: close`. Node's own close left a keep-alive connection
- * open after its answer, so a stop waited out the whole grace period for a request that had
- * finished in a second. (Sweeping, not tracking each response: no per-request bookkeeping.)
+ * Stops accepting and resolves once every connection is closed: idle ones at once; a busy one's
+ * answer goes out with `Connection: close` (or, already under way, the connection ends after it),
+ * and so does the answer to a request arriving on a kept-alive connection meanwhile; a sweep
+ * closes what has become idle. Node's own close left a keep-alive connection open after its
+ * answer, so a stop waited out the whole grace period for a request finished in a second.
+ * Connections are tracked per connection, not per request: nothing is added to a request.
  */
 export const drain = (server: Server): Promise<void> => {
   draining.add(server)
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  for (const socket of openSockets.get(server) ?? []) {
+    const res = socket._httpMessage as (ServerResponse & { headersSent: boolean }) | null | undefined
+    if (res == null) continue
+    if (!res.headersSent) res.shouldKeepAlive = false
+    else res.once("finish", () => socket.end())
+  }
   server.closeIdleConnections()
   const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS)
   return closed.finally(() => clearInterval(sweep))
@@ -83,6 +91,12 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
   // HTTP/1.0 makes Host optional (health checkers send `GET /healthz HTTP/1.0` bare), and the
   // adapter refuses a request without one; the app's own addresses never come from it
   // (KEYSPACE_PUBLIC_URL). HTTP/1.1 without Host is still 400, by Node, as RFC 9112 says.
+  const sockets = new Set<ResponseSocket>()
+  openSockets.set(server, sockets)
+  server.on("connection", (socket: ResponseSocket) => {
+    sockets.add(socket)
+    socket.once("close", () => sockets.delete(socket))
+  })
   server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
     if (req.headers.host === undefined && req.httpVersion === "1.0") req.headers.host = "localhost"
     // Stopping: this answer is the connection's last (the client does not reuse it).
@@ -102,8 +116,9 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
     const res = (socket as ResponseSocket)._httpMessage
     const req = res?.req
     if (req != null && !req.complete && res != null && res.headersSent === false) {
-      answerAndClose(socket, status)
-      return void req.destroy()
+      // The lingering close ends the connection; Node then aborts the request, which releases
+      // its handler (destroying the request here would reset the socket and could lose the 400).
+      return void answerAndClose(socket, status)
     }
     afterResponses(socket, () => answerAndClose(socket, status))
   })

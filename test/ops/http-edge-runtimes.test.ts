@@ -56,12 +56,23 @@ describe.each(RUNTIMES)("the HTTP edge on %s", (runtime) => {
     expect(clock.text).toContain('"mode":"manual"')
   })
 
+  it("a bad chunk size followed by more bytes still gets its 400 before the close (a lingering close, not a reset)", async () => {
+    if (runtime === "deno") return // closes without an answer (its parser's own behaviour)
+    const { text } = await raw(
+      port,
+      "POST /auth/accessToken HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" + "a".repeat(100_000),
+    )
+    expect(statusOf(text), `${runtime}: ${text.slice(0, 200)}`).toBe("400")
+  })
+
   it("a chunked body with a malformed chunk size is answered or closed at once, not left waiting for the client", async () => {
     const { text, closedAfterMs } = await raw(
       port,
       "POST /auth/accessToken HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
     )
     expect(closedAfterMs, `${runtime}: ${text}`).toBeDefined()
-    if (text !== "") expect(statusOf(text)).toBe("400")
+    // Deno's parser closes without an answer; Node and Bun answer 400 first.
+    if (runtime === "deno" && text === "") return
+    expect(statusOf(text), `${runtime}: ${text}`).toBe("400")
   })
 })
