@@ -16,7 +16,7 @@ import type { AssetRecord } from "../../core/booking/asset.ts"
 import { ASSETS_TABLE, emptyAssetTables, type AssetTables } from "./asset-store.ts"
 import { directoryTable } from "./directory-store.ts"
 import { memberTable, membershipKey, tenancyTable, tokenTable, type MemberRows, type ProvisionedApp } from "./member-tables.ts"
-import { MemoryDb, requireTx } from "./memory-db.ts"
+import { MemoryDb, requireTx, type MemoryDbShape } from "./memory-db.ts"
 
 /** The identity key two users (or two members of one project) would hold, as PostgreSQL's unique indexes see it. */
 const heldTwice = (rows: MemberRows): "phone" | "employeeId" | undefined => {
@@ -27,6 +27,12 @@ const heldTwice = (rows: MemberRows): "phone" | "employeeId" | undefined => {
 }
 
 const NO_EQUIPMENT = { camera: false, display: false, mic: false, projector: false, speaker: false }
+
+/** Revokes an app's live refresh tokens: its secret was replaced (as token-store.ts on PostgreSQL). */
+const revokeRefreshTokens = (db: MemoryDbShape, appId: string, now: number): void =>
+  tokenTable(db).update(
+    (all) => new Map([...all].map(([h, t]) => [h, t.appId === appId && t.kind === "refresh" && t.revokedAt === null ? { ...t, revokedAt: now } : t])),
+  )
 
 /** The manifest in memory: ids are kept per key, so a re-apply keeps every id. */
 export const ManifestStoreMemory = Layer.effect(
@@ -129,8 +135,10 @@ export const ManifestStoreMemory = Layer.effect(
       for (const a of m.apps ?? []) {
         const id = keyed(out.apps, a.key)
         const existing = apps.get(id)
-        const secretHash =
-          existing && (yield* secrets.verify(a.appSecret, existing.secretHash)) ? existing.secretHash : yield* secrets.hash(a.appSecret)
+        const kept = existing !== undefined && (yield* secrets.verify(a.appSecret, existing.secretHash))
+        const secretHash = kept ? existing.secretHash : yield* secrets.hash(a.appSecret)
+        // A new secret is a rotation, by the manifest as by the rotate call.
+        if (existing !== undefined && !kept) revokeRefreshTokens(db, id, clock.now())
         const app: ProvisionedApp = {
           id,
           appId: a.appId,
@@ -278,10 +286,7 @@ export const TokenStoreMemory = Layer.effect(
               const app = appByAppId(appId)
               if (!app) return false
               tenancy.update((t) => ({ ...t, apps: new Map(t.apps).set(app.id, { ...app, secretHash }) }))
-              tokens.update(
-                (all) =>
-                  new Map([...all].map(([h, t]) => [h, t.appId === app.id && t.kind === "refresh" && t.revokedAt === null ? { ...t, revokedAt: now } : t])),
-              )
+              revokeRefreshTokens(db, app.id, now)
               return true
             }),
           ),

@@ -28,6 +28,7 @@ import {
   zonesTable,
 } from "./schema.ts"
 import { CONFLICT_KEY_OF_CONSTRAINT } from "./member-races.ts"
+import { revokeRefreshTokens } from "./token-store.ts"
 import { inTx, read, SqlDatabase } from "./unit-of-work.ts"
 
 /** What applying a manifest needs besides the transaction: the clock, ids and secret hashing. */
@@ -176,9 +177,11 @@ const webhookEnabledValues = (enabled: boolean | undefined): Record<string, unkn
       : { enabled: false }
 
 /** The hash to store for an app's secret: the stored one when the secret is unchanged (idempotent re-apply). */
-const secretHashOf = async (s: Deps, tx: Tx, key: string, secret: string): Promise<string> => {
+/** The hash to store for an app's secret, and whether it replaces another secret (a rotation). */
+const secretHashOf = async (s: Deps, tx: Tx, key: string, secret: string): Promise<{ hash: string; replaced: boolean }> => {
   const [existing] = await tx.select({ secretHash: appsTable.secretHash }).from(appsTable).where(eq(appsTable.key, key)).limit(1)
-  return existing && (await s.verifySecret(secret, existing.secretHash)) ? existing.secretHash : s.hashSecret(secret)
+  if (existing && (await s.verifySecret(secret, existing.secretHash))) return { hash: existing.secretHash, replaced: false }
+  return { hash: await s.hashSecret(secret), replaced: existing !== undefined }
 }
 
 /** Applies the manifest in the caller's transaction and returns the key -> id map. */
@@ -191,7 +194,7 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
   // app's row: one at a time, so a manifest of many apps does not fill the thread pool that
   // token checks and file I/O share. Handled here too, so a failure before that row is never an
   // unhandled rejection.
-  const secretHashes = new Map<string, Promise<string>>()
+  const secretHashes = new Map<string, Promise<{ hash: string; replaced: boolean }>>()
   let previous: Promise<unknown> = Promise.resolve()
   for (const a of m.apps ?? []) {
     const hash = previous.then(() => secretHashOf(s, tx, a.key, a.appSecret))
@@ -279,13 +282,15 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
 
   for (const a of m.apps ?? []) {
     // Secrets are stored hashed; an unchanged secret keeps its hash (idempotent re-apply).
-    const secretHash = await secretHashes.get(a.key)!
+    const secret = await secretHashes.get(a.key)!
     const appId = await upsert(s, tx, appsTable, eq(appsTable.key, a.key), {
       key: a.key,
       appId: a.appId,
-      secretHash,
+      secretHash: secret.hash,
       canActAs: a.canActAs ?? false,
     })
+    // A new secret is a rotation, by the manifest as by the rotate call.
+    if (secret.replaced) await revokeRefreshTokens(tx, appId, new Date(s.now()))
     out.apps[a.key] = appId
     const projectIds = a.projects.map((k) => out.projects[k]!.id)
     await syncAppProjects(tx, appId, projectIds)

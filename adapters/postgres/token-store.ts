@@ -1,11 +1,11 @@
-import { and, eq, gt, isNull } from "drizzle-orm"
+import { and, eq, gt, isNull, sql } from "drizzle-orm"
 import { Effect, Layer, Option } from "effect"
 import type { AppRecord, TokenGrant } from "../../core/auth/records.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { TokenStore } from "../../core/ports/token-store.ts"
 import { ReadsFreshFrom } from "../../core/ports/read-freshness.ts"
 import { EpochCaches } from "./cache-epoch.ts"
-import type { Queryable } from "./database.ts"
+import { execute, type Queryable, type Tx } from "./database.ts"
 import { appProjectsTable, appsTable, tokensTable } from "./schema.ts"
 import { read, SqlDatabase, write } from "./unit-of-work.ts"
 
@@ -39,6 +39,17 @@ const lookupToken = async (q: Queryable, hash: string): Promise<TokenGrant | und
     appKey: first.appKey,
     appProjects: rows.flatMap((r) => (r.projectId ? [r.projectId] : [])),
   }
+}
+
+/**
+ * Revokes an app's live refresh tokens: its secret was replaced (the rotate call or the
+ * manifest). Each refresh mints a new refresh token, so one leaked would outlive the secret.
+ */
+export const revokeRefreshTokens = async (tx: Tx, appId: string, at: Date): Promise<void> => {
+  await tx
+    .update(tokensTable)
+    .set({ revokedAt: at })
+    .where(and(eq(tokensTable.appId, appId), eq(tokensTable.kind, "refresh"), isNull(tokensTable.revokedAt)))
 }
 
 /** Apps and tokens on PostgreSQL / PGlite. */
@@ -103,6 +114,14 @@ export const TokenStorePostgres = Layer.effect(
       rotateRefresh: (hash, now) =>
         write("TokenStore.rotateRefresh", async (tx) => {
           const at = new Date(now)
+          // The app's row first, shared: a secret rotation (which updates that row, then revokes
+          // the refresh tokens) either waits for this refresh to commit and then revokes the
+          // token it mints, or commits first and this refresh finds its token revoked. Without
+          // it a refresh beside a rotation kept a live chain (the review's race, 9 of 15 runs).
+          await execute(
+            tx,
+            sql`select 1 from ${appsTable} a join ${tokensTable} t on t.app_id = a.id where t.token_hash = ${hash} for share of a`,
+          )
           const [row] = await tx
             .update(tokensTable)
             .set({ revokedAt: at })
@@ -143,10 +162,7 @@ export const TokenStorePostgres = Layer.effect(
             .where(eq(appsTable.appId, appId))
             .returning({ id: appsTable.id })
           if (app === undefined) return false
-          await tx
-            .update(tokensTable)
-            .set({ revokedAt: at })
-            .where(and(eq(tokensTable.appId, app.id), eq(tokensTable.kind, "refresh"), isNull(tokensTable.revokedAt)))
+          await revokeRefreshTokens(tx, app.id, at)
           return true
         }),
     })

@@ -59,6 +59,25 @@ describe("operator credentials: rotate an app secret, read the ids again", () =>
     expect((await h.request("GET", `/meeting-rooms?projectId=${projectId}`, { token: refreshed.body.access_token })).status).toBe(200)
   })
 
+  it("a new appSecret in the manifest is a rotation too: the app's refresh tokens stop working; the same secret again changes nothing", async () => {
+    const manifest = (appSecret: string) => ({
+      projects: [{ key: "rot", name: "Rotation", timezone: "Asia/Bangkok" }],
+      apps: [{ key: "rot-app", appId: "rot-app", appSecret, projects: ["rot"] }],
+    })
+    expect((await h.admin("PUT", "/manifest", manifest("manifest-secret-one-0123"))).status).toBe(200)
+    const pair = await h.request("POST", "/auth/accessToken", {
+      body: { grant_type: "app_credentials", app_id: "rot-app", app_secret: "manifest-secret-one-0123" },
+    })
+    expect(pair.status).toBe(201)
+    // Re-applying the same secret keeps the refresh token.
+    expect((await h.admin("PUT", "/manifest", manifest("manifest-secret-one-0123"))).status).toBe(200)
+    const kept = await h.request("POST", "/auth/accessToken", { body: { grant_type: "refresh_token", refresh_token: pair.body.refresh_token } })
+    expect(kept.status).toBe(201)
+    expect((await h.admin("PUT", "/manifest", manifest("manifest-secret-two-0123"))).status).toBe(200)
+    const stale = await h.request("POST", "/auth/accessToken", { body: { grant_type: "refresh_token", refresh_token: kept.body.refresh_token } })
+    expect(stale.status).toBe(401)
+  })
+
   it("a rotation moves the cache epoch when it commits, and a refused one does not", async () => {
     const epochNow = () => readCacheEpoch(h.booted.services.database.db)
     const before = await epochNow()
