@@ -64,6 +64,7 @@ import {
 } from "./recurrence.ts"
 import {
   createBooking,
+  pinMatches,
   transition,
   type Actor,
   type BookingChanges,
@@ -233,11 +234,22 @@ export class Bookings extends Context.Service<
         })
 
       /** What the view of a changed meeting needs: its histories and payments (two reads). */
-      /** The Meeting answered: the current occurrence, or the one an action acted on (`actedStart`). */
-      const detailsOf = (actor: Principal | "operator", asset: Asset, stored: StoredBooking, now: number, actedStart?: number) =>
+      /**
+       * The Meeting answered: the current occurrence, or the one an action acted on (`actedStart`).
+       * `pinCode` is the one the caller presented: a holder of the booking's pin sees what the
+       * organizer sees (the pin it already has, the pay hand-off of an extension it made).
+       */
+      const detailsOf = (
+        actor: Principal | "operator",
+        asset: Asset,
+        stored: StoredBooking,
+        now: number,
+        options: { readonly actedStart?: number | undefined; readonly pinCode?: string | undefined } = {},
+      ) =>
         Effect.gen(function* () {
           const histories = yield* store.histories([stored.row.id])
           const paid = yield* payments.byBookings([stored.row.id])
+          const { actedStart, pinCode } = options
           const acted = actedStart === undefined ? undefined : stored.slots.find((x) => x.startAt.getTime() === actedStart)
           return {
             row: stored.row,
@@ -246,7 +258,7 @@ export class Bookings extends Context.Service<
             assetName: asset.kind === "room" ? asset.name : undefined,
             histories: histories.get(stored.row.id) ?? [],
             payments: paid.get(stored.row.id) ?? [],
-            showPin: showPinTo(actor, stored.row),
+            showPin: showPinTo(actor, stored.row) || pinMatches(pinCode, stored.row.pinCode),
           } satisfies MeetingDetails
         })
 
@@ -545,7 +557,7 @@ export class Bookings extends Context.Service<
         )
         yield* signals.bookingCommitted(id, "update")
         if (saved.from !== saved.to) yield* countStatus(saved.from, saved.to)
-        return { _tag: "Updated", meeting: yield* detailsOf(p, saved.asset, saved.next, now) } as const
+        return { _tag: "Updated", meeting: yield* detailsOf(p, saved.asset, saved.next, now, { pinCode: c.pinCode }) } as const
       })
 
       const LIFECYCLE_SIGNAL = {
@@ -596,7 +608,10 @@ export class Bookings extends Context.Service<
         yield* countStatus(saved.from, saved.to)
         // The answer shows the occurrence acted on (spec: "202 data = Meeting with status cancelled"),
         // though the series now points at its next live occurrence.
-        return yield* detailsOf(actor, saved.asset, saved.next, now, saved.actedStart)
+        return yield* detailsOf(actor, saved.asset, saved.next, now, {
+          actedStart: saved.actedStart,
+          pinCode: a._tag === "Reject" ? undefined : a.pinCode,
+        })
       })
 
       return Bookings.of({ create, update, act })

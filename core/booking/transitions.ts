@@ -95,7 +95,7 @@ export const canTransition = (status: BookingStatus, command: CommandTag): boole
 const MS_PER_MINUTE = 60_000
 
 // Compares every character so the time taken does not reveal how much of a guess matched.
-const pinMatches = (presented: string | undefined, pinCode: string): boolean => {
+export const pinMatches = (presented: string | undefined, pinCode: string): boolean => {
   if (presented === undefined || presented.length !== pinCode.length) return false
   let diff = 0
   for (let i = 0; i < pinCode.length; i++) diff |= presented.charCodeAt(i) ^ pinCode.charCodeAt(i)

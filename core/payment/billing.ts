@@ -53,9 +53,13 @@ export const paymentView = (p: BillablePayment): PaymentView => ({
 export const paymentFields = (
   payments: ReadonlyArray<BillablePayment>,
   status: string,
-  /** Whether the viewer is the payer's side (sees the pinCode): only they get the pay hand-off. */
+  /**
+   * Whether the viewer is the payer's side (sees the pinCode): only they get the pay hand-off
+   * and the billing lines, whose payment ids open the (unauthenticated) pay page.
+   */
   payer: boolean,
 ): { payment?: PaymentView; billingSummaries: BillingSummary[] } => {
+  if (!payer) return { billingSummaries: [] }
   let paidMinor = 0
   const billingSummaries = payments.map((p): BillingSummary => {
     const total = paidMinor + p.amountMinor
@@ -71,6 +75,6 @@ export const paymentFields = (
       paymentChannel: p.channel,
     }
   })
-  const pending = payer && status === "unpaid" ? payments.find((p) => p.status === "pending") : undefined
+  const pending = status === "unpaid" ? payments.find((p) => p.status === "pending") : undefined
   return { ...(pending ? { payment: paymentView(pending) } : {}), billingSummaries }
 }

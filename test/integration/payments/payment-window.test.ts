@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 import {
+  actAsToken,
   advanceTo,
   at,
   bookRoom,
@@ -193,6 +194,19 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       const lapsed = await getMeeting(h, w, a._id)
       expect(lapsed.status).toBe("checked-in")
       expect(lapsed.endDateTime).toBe(local("12:00", 3))
+    })
+
+    it("a pinCode holder who extends a paid booking gets the extension's payment in the answer, to pay it", async () => {
+      const alice = await actAsToken(h, "ext-alice")
+      const m = await bookRoom(h, w, "orchid", "10:00", "11:00", 5, {}, alice)
+      await paid(m)
+      const bob = await actAsToken(h, "ext-bob")
+      const ext = await h.request("PATCH", `/meetings/${m._id}`, { token: bob, body: { pinCode: m.pinCode, endDateTime: local("12:00", 5) } })
+      expect(ext.status, JSON.stringify(ext.body)).toBe(200)
+      expect(ext.body.data.status).toBe("unpaid")
+      expect(ext.body.data.payment?.webPaymentUrl).toBeDefined()
+      // Without the pin, Bob's own GET still shows no pay hand-off.
+      expect((await h.request("GET", `/meetings/${m._id}`, { token: bob })).body.data.payment).toBeUndefined()
     })
 
     it("a PATCH that does not raise the price (shorter, or only the title) stays active with no payment", async () => {
