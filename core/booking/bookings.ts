@@ -36,7 +36,7 @@ import { assetRuleViolations, assetStatusViolations, resolveTimePeriod, type Tim
 import { laterOccurrenceViolations } from "./series-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
 import { draftPreview, type DraftPreview } from "./draft-preview.ts"
-import { extensionPastNoShow } from "./paid-extension.ts"
+import { extensionWindow } from "./paid-extension.ts"
 import { BookingRuleViolated, IllegalTransition, SlotTaken, TooManyUnpaidHolds } from "./errors.ts"
 import {
   currentSlot,
@@ -472,11 +472,41 @@ export class Bookings extends Context.Service<
             return { slot, current, result, timePeriod, startUnchanged }
           })
 
+        /**
+         * Spec: extending a paid booking makes it unpaid, with a payment for the difference. The
+         * extension (none for a plain update) and its payment window, or the refusal a PATCH
+         * would meet: one rule for the PATCH and its draft.
+         */
+        const extensionOf = (needs: Effect.Success<ReturnType<typeof context>>, planned: Effect.Success<ReturnType<typeof plan>>) =>
+          Effect.gen(function* () {
+            const { asset, discounts } = needs
+            const before = planned.current
+            const extension = paidExtensionOf({
+              chargeRate: asset.chargeRate,
+              price: (b) => priceOf(asset.chargeRate, b.start, b.end, asset.timeZone, discounts),
+              before,
+              updated: planned.result,
+            })
+            if (Option.isNone(extension)) return undefined
+            const unpayable = paymentAmountViolations(extension.value.summary)
+            if (unpayable.length > 0) return yield* new BookingRuleViolated({ messages: unpayable })
+            const window = extensionWindow({
+              before,
+              after: extension.value.result.booking,
+              config: asset.meetingConfig,
+              now,
+              windowMs: settings.paymentWindowSeconds * 1000,
+            })
+            if (window._tag === "Refused") return yield* new StateConflict({ reason: window.reason })
+            return { ...extension.value, windowMs: window.windowMs }
+          })
+
         if (Option.isSome(c.draft)) {
           const visible = yield* loadVisible(p, id)
           const needs = yield* context(visible)
           const { asset, discounts } = needs
           const planned = yield* plan(visible, needs)
+          yield* extensionOf(needs, planned)
           const b = planned.result.booking
           const preview = yield* draftPreview(store, {
             asset,
@@ -500,32 +530,14 @@ export class Bookings extends Context.Service<
             const tz = asset.timeZone
             const planned = yield* plan(stored, needs)
             const before = planned.current
-            // Spec: extending a paid booking makes it unpaid, with a payment for the difference.
-            const extension = paidExtensionOf({
-              chargeRate: asset.chargeRate,
-              price: (b) => priceOf(asset.chargeRate, b.start, b.end, tz, discounts),
-              before,
-              updated: planned.result,
-            })
-            const unpayable = Option.isSome(extension) ? paymentAmountViolations(extension.value.summary) : []
-            if (unpayable.length > 0) return yield* new BookingRuleViolated({ messages: unpayable })
-            const pastNoShow = Option.isSome(extension)
-              ? extensionPastNoShow({
-                  before,
-                  after: extension.value.result.booking,
-                  config: asset.meetingConfig,
-                  now,
-                  windowMs: settings.paymentWindowSeconds * 1000,
-                })
-              : undefined
-            if (pastNoShow !== undefined) return yield* new StateConflict({ reason: pastNoShow })
-            if (Option.isSome(extension))
+            const extension = yield* extensionOf(needs, planned)
+            if (extension !== undefined)
               yield* holdAllowed({
                 userId: stored.row.organizerUserId,
                 // An app organizes only the bookings it made as itself.
                 kind: stored.row.organizerUserId === stored.row.createdByAppId ? "app" : "person",
               })
-            const result = Option.isSome(extension) ? extension.value.result : planned.result
+            const result = extension !== undefined ? extension.result : planned.result
             const next = yield* store.saveTransition(stored, planned.slot, result, {
               occurrenceEventId: occurrenceIdOf(stored, planned.slot),
               timePeriod: planned.timePeriod,
@@ -536,11 +548,12 @@ export class Bookings extends Context.Service<
                 ...(c.payment.returnUrl === undefined ? {} : { frontendRedirectUrl: c.payment.returnUrl }),
               },
             })
-            const payment = Option.isSome(extension)
+            const payment =
+              extension !== undefined
               ? yield* openPayment(opening, {
-                  booking: extension.value.result.booking,
+                  booking: extension.result.booking,
                   kind: "extension",
-                  summary: extension.value.summary,
+                  summary: extension.summary,
                   discountCode: discounts[0]?.code,
                   channel: c.payment.channel ?? stored.row.paymentChannel,
                   frontendRedirectUrl: c.payment.returnUrl ?? stored.row.frontendRedirectUrl,
@@ -548,7 +561,7 @@ export class Bookings extends Context.Service<
                   assetName: asset.name,
                   origin: originOf(before, stored.row.timePeriod),
                   now,
-                  windowSeconds: settings.paymentWindowSeconds,
+                  windowSeconds: extension.windowMs / 1000,
                 })
               : undefined
             yield* reschedule(asset, next, planned.slot, now, payment)

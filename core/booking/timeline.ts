@@ -109,11 +109,17 @@ const warnEnabled = (c: MeetingConfig): boolean =>
  * When a booking nobody checks in to is cancelled as a no-show: undefined when the asset's
  * auto-cancel is off or would come after the end (the end tick closes the booking first).
  */
-export const noShowDeadline = (b: { readonly start: number; readonly end: number }, c: MeetingConfig): number | undefined => {
+export const noShowDeadline = (
+  b: { readonly start: number; readonly end: number },
+  c: Pick<MeetingConfig, "postStartExpireMinutes">,
+): number | undefined => {
   if (!enabled(c.postStartExpireMinutes)) return undefined
-  const dueAt = b.start + c.postStartExpireMinutes * MINUTE
+  const dueAt = noShowDueAt(b.start, c.postStartExpireMinutes)
   return dueAt <= b.end ? dueAt : undefined
 }
+
+/** The no-show cancel's moment: postStartExpireMinutes after the start (the one formula). */
+export const noShowDueAt = (start: number, postStartExpireMinutes: number): number => start + postStartExpireMinutes * MINUTE
 
 const activeTicks = (b: TimelineBooking, c: MeetingConfig): Array<Tick> => {
   const ticks: Array<Tick> = []
@@ -206,7 +212,7 @@ export const applicableTick = (
         minutesUntilStart: config.preStartMinutes,
       })
     case "post-start-warn": {
-      const cancelAt = booking.start + config.postStartExpireMinutes * MINUTE
+      const cancelAt = noShowDueAt(booking.start, config.postStartExpireMinutes)
       if (fired || isCheckedIn(booking) || now >= cancelAt) return none
       return emit({
         kind: "NO_SHOW_WARNING",

@@ -3,6 +3,7 @@ import { Forbidden } from "../shared/errors.ts"
 import type { BookingDomainEvent } from "../events/domain-events.ts"
 import { MEETING_CONFIG_DEFAULTS } from "./asset-config.ts"
 import { BookingRuleViolated, IllegalTransition } from "./errors.ts"
+import { noShowDueAt } from "./timeline.ts"
 import type { AssetKind, Attendee, Booking, BookingStatus, Organizer, Recurrence } from "./state.ts"
 
 /**
@@ -251,7 +252,7 @@ export const transition = (
         command.postStartExpireMinutes ?? MEETING_CONFIG_DEFAULTS.postStartExpireMinutes
       if (expire < 0) return violated("no-show auto-cancel is disabled for this asset")
       if (booking.checkIns.length > 0) return illegal(booking, "NoShowExpire")
-      if (now < booking.start + expire * MS_PER_MINUTE) {
+      if (now < noShowDueAt(booking.start, expire)) {
         return violated("the no-show deadline has not passed yet")
       }
       return done({ status: "cancelled" }, "no-show", [

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import {
   beginPaidExtension,
   completePaidExtension,
-  extensionPastNoShow,
+  extensionWindow,
   lapsePaidExtension,
   priceDifference,
 } from "../../../core/booking/paid-extension.ts"
@@ -85,18 +85,30 @@ describe("an extension's payment window ends by the no-show deadline of a bookin
   const before = makeBooking({ status: "active" })
   const after = { ...before, end: END + 30 * MINUTE }
   const deadline = START + defaultMeetingConfig.postStartExpireMinutes * MINUTE
-  const check = (over: Partial<Parameters<typeof extensionPastNoShow>[0]>) =>
-    extensionPastNoShow({ before, after, config: defaultMeetingConfig, now: deadline - WINDOW, windowMs: WINDOW, ...over })
+  const window = (over: Partial<Parameters<typeof extensionWindow>[0]>) =>
+    extensionWindow({ before, after, config: defaultMeetingConfig, now: deadline - WINDOW, windowMs: WINDOW, ...over })
 
-  it("a window ending at the deadline is allowed; one ending a moment after is refused (check in first)", () => {
-    expect(check({})).toBeUndefined()
-    expect(check({ now: deadline - WINDOW + 1 })).toMatch(/check in first/)
+  it("the full window when it ends by the deadline; cut to the deadline when it would end after it", () => {
+    expect(window({})).toEqual({ _tag: "Window", windowMs: WINDOW })
+    expect(window({ now: deadline - 3 * MINUTE })).toEqual({ _tag: "Window", windowMs: 3 * MINUTE })
   })
 
-  it("a checked-in booking, an asset without auto-cancel, or a deadline after the end never refuse", () => {
-    const now = deadline
-    expect(check({ now, before: makeBooking({ status: "checked-in" }) })).toBeUndefined()
-    expect(check({ now, config: { ...defaultMeetingConfig, postStartExpireMinutes: -1 } })).toBeUndefined()
-    expect(check({ now, after: { ...before, start: END, end: END + 10 * MINUTE } })).toBeUndefined()
+  it("a long configured window before check-in opens is cut, not refused (the advice to check in could not be followed yet)", () => {
+    expect(window({ now: START - 30 * MINUTE, windowMs: 60 * MINUTE })).toEqual({ _tag: "Window", windowMs: 45 * MINUTE })
+  })
+
+  it("less than a minute before the deadline: refused, check in first", () => {
+    expect(window({ now: deadline - 30_000 })).toMatchObject({ _tag: "Refused", reason: expect.stringMatching(/check in first/) })
+  })
+
+  it("the earlier of the deadlines before and after the PATCH counts: a lapse restores the old times", () => {
+    const later = { ...before, start: START + 60 * MINUTE, end: END + 60 * MINUTE }
+    expect(window({ after: later, now: deadline - 3 * MINUTE })).toEqual({ _tag: "Window", windowMs: 3 * MINUTE })
+  })
+
+  it("a checked-in booking or an asset without auto-cancel keeps the full window", () => {
+    const now = deadline - 30_000
+    expect(window({ now, before: makeBooking({ status: "checked-in" }) })).toEqual({ _tag: "Window", windowMs: WINDOW })
+    expect(window({ now, config: { ...defaultMeetingConfig, postStartExpireMinutes: -1 } })).toEqual({ _tag: "Window", windowMs: WINDOW })
   })
 })

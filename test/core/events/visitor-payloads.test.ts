@@ -70,7 +70,7 @@ describe("visitor events (spec: Visitor events)", () => {
 
   it("a date that is not a day of the calendar (02-30) is not an ISO 8601 date", () => {
     expect(messages(validateVisitorEvent("VMS_INVITE_SENT", { ...invite, visitDate: "2026-02-30T00:00:00Z" }))).toEqual([
-      "visitDate: Expected an ISO 8601 date",
+      "visitDate: Expected an ISO 8601 date, or a date-time with an explicit offset",
     ])
     expect(Result.isSuccess(validateVisitorEvent("VMS_INVITE_SENT", { ...invite, visitDate: "2028-02-29" }))).toBe(true)
   })
@@ -78,7 +78,7 @@ describe("visitor events (spec: Visitor events)", () => {
   it("base fields projectId, userId and ISO timestamp are required", () => {
     const notIso = { ...hostCancelled, timestamp: "yesterday" }
     const r = validateVisitorEvent("VMS_HOST_CANCELLED", notIso)
-    expect(messages(r)).toEqual(["timestamp: Expected an ISO 8601 date"])
+    expect(messages(r)).toEqual(["timestamp: Expected an ISO 8601 date, or a date-time with an explicit offset"])
     const { projectId: _p, ...noProject } = hostCancelled
     expect(messages(validateVisitorEvent("VMS_HOST_CANCELLED", noProject))).toEqual([
       "projectId: Missing key",

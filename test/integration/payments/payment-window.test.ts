@@ -219,26 +219,38 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect((await paymentRows(h, m._id)).length).toBe(1)
     })
 
-    it("an extension whose payment window would end after the no-show deadline of a booking nobody checked in to is 409 SV006 (check in first); nothing changes, and checked in the same extension is accepted", async () => {
+    it("an extension of a booking nobody checked in to has its payment window cut at the no-show deadline; lapsed there, the no-show follows at the lapse, not backdated", async () => {
       // The window is 5 minutes; the no-show cancel comes 15 minutes after the 14:00 start.
       const m = await bookRoom(h, w, "orchid", "14:00", "15:00", 9)
       await paid(m)
-      await advanceTo(h, "14:10", 9)
+      await advanceTo(h, "14:12", 9)
       w = { ...w, token: await h.tokenFor(PAY_APP.appId, PAY_APP.appSecret) } // days later: a fresh token
-      // 14:10 + 5 min = 14:15: the window ends at the deadline, so it may be paid before it.
-      const inTime = await patch(m._id, { endDateTime: local("15:15", 9) })
-      expect(inTime.body.data?.status, JSON.stringify(inTime.body)).toBe("unpaid")
-      await h.advance(5) // lapses at 14:15, back to active, then the no-show cancel
-      expect((await getMeeting(h, w, m._id)).status).toBe("cancelled")
+      const ext = await patch(m._id, { endDateTime: local("15:30", 9) })
+      expect(ext.body.data?.status, JSON.stringify(ext.body)).toBe("unpaid")
+      // Cut from 14:17 to 14:15: paid by then the booking is active again and can be checked in.
+      expect(Date.parse(ext.body.data.billingSummaries.at(-1).expiredAt)).toBe(Date.parse(local("14:15", 9)))
+      await advanceTo(h, "14:20", 9)
+      const got = await getMeeting(h, w, m._id)
+      expect(got.status).toBe("cancelled")
+      const when = Object.fromEntries(got.histories.map((x: any) => [x.action, x.at]))
+      expect(Date.parse(when["payment-lapsed"])).toBe(Date.parse(local("14:15", 9)))
+      expect(Date.parse(when["no-show"])).toBeGreaterThanOrEqual(Date.parse(when["payment-lapsed"]))
+      const cancel = (await eventsOf(h, m._id)).find((e) => e.type === "ROOM_CANCEL")!
+      expect(Date.parse(cancel.at)).toBe(Date.parse(when["payment-lapsed"]))
+    })
 
+    it("less than a minute before the no-show deadline of a booking nobody checked in to, an extension is 409 SV006 (check in first); checked in, it is taken with the full window", async () => {
       const n = await bookRoom(h, w, "orchid", "16:00", "17:00", 9)
       await paid(n)
-      await advanceTo(h, "16:11", 9)
+      expect((await h.admin("POST", "/clock/advance", { to: local("16:14", 9).replace(":00+07:00", ":30+07:00") })).status).toBe(200)
       w = { ...w, token: await h.tokenFor(PAY_APP.appId, PAY_APP.appSecret) }
       const tooLate = await patch(n._id, { endDateTime: local("17:30", 9) })
       expect(tooLate.status).toBe(409)
       expect(tooLate.body).toMatchObject({ code: "SV006", success: false })
       expect(tooLate.body.message).toMatch(/check in first/)
+      // A draft of the same PATCH says so too.
+      const draft = await patch(n._id, { endDateTime: local("17:30", 9), draft: true })
+      expect(draft.status).toBe(409)
       const unchanged = await getMeeting(h, w, n._id)
       expect(unchanged.status).toBe("active")
       expect(unchanged.endDateTime).toBe(local("17:00", 9))
