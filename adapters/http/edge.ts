@@ -57,7 +57,7 @@ export interface EdgeTarget {
 
 /**
  * The first thing every request meets, outside Hono: its request id (kept from `X-Request-Id`
- * cut to 64 characters when it is an HTTP token, else a new one, answered in the same header), its arrival instant, its
+ * cut to 64 characters when it is plain visible ASCII, else a new one, answered in the same header), its arrival instant, its
  * server span, and on the way out one request line and the request metrics (the observer).
  * Outside Hono because a Hono middleware level makes every answer a promise: a route that
  * answers synchronously (`/healthz`) then lets @hono/node-server write it at once, without its
@@ -66,12 +66,13 @@ export interface EdgeTarget {
  * `choose` picks the app for the request by its method, path and Node bindings.
  */
 /**
- * A caller's X-Request-Id is kept (its first 64 characters) when it is an HTTP token: it goes
- * into every log line and back in a header, where spaces, quotes, non-ASCII bytes (Node
- * re-encoded them, Bun and Deno echoed them raw) or a comma-joined pair of ids would not
- * survive as one token. Anything else gets a new id.
+ * A caller's X-Request-Id is kept (its first 64 characters) when it is visible ASCII without
+ * a quote, comma or backslash (base64 ids and `Root=1-…` trace ids pass): it goes into every log
+ * line and back in a header, where spaces, quotes, non-ASCII bytes (Node re-encoded them, Bun
+ * and Deno echoed them raw) or a comma-joined pair of ids would not survive as one value.
+ * Anything else gets a new id.
  */
-const REQUEST_ID = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const REQUEST_ID = /^[\x21\x23-\x2b\x2d-\x5b\x5d-\x7e]+$/
 
 export const edgeFetch = (deps: {
   readonly observer: RequestObserver

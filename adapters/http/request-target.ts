@@ -30,11 +30,19 @@ const badHost = () =>
  * The app's fetch for a runtime that builds request URLs from Host: an invalid Host is 400,
  * and a request whose URL came without a host (no Host header) is addressed to `localHost`.
  */
-export const routedByTarget =
-  <Rest extends unknown[]>(fetch: (request: Request, ...rest: Rest) => Response | Promise<Response>, localHost: string) =>
-  (request: Request, ...rest: Rest): Response | Promise<Response> => {
+export const routedByTarget = <Rest extends unknown[]>(
+  fetch: (request: Request, ...rest: Rest) => Response | Promise<Response>,
+  localHost: string,
+) => {
+  let lastGood: string | undefined
+  return (request: Request, ...rest: Rest): Response | Promise<Response> => {
     const host = request.headers.get("host")
-    if (host !== null && host !== "" && !isHostHeader(host)) return badHost()
+    // Clients send one Host over and over: the last good one skips the check.
+    if (host !== null && host !== "" && host !== lastGood) {
+      if (!isHostHeader(host)) return badHost()
+      lastGood = host
+    }
     if (request.url.startsWith("/")) return fetch(new Request(`http://${localHost}${request.url}`, request), ...rest)
     return fetch(request, ...rest)
   }
+}

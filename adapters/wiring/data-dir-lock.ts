@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs"
+import { closeSync, existsSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs"
 import { hostname } from "node:os"
 import { dirname, basename, join, resolve } from "node:path"
 import { StartupError } from "../config/startup-error.ts"
@@ -30,8 +30,13 @@ export interface DataDirLock {
   readonly release: () => void
 }
 
+/**
+ * `<dir>.lock` beside the directory the database really is in: two names of one directory (a
+ * symlink and its target, two links) share one lock, as they share the database PGlite opens
+ * at the real path (adapters/postgres/database.ts).
+ */
 export const lockPathOf = (dataDir: string): string => {
-  const abs = resolve(dataDir)
+  const abs = existsSync(dataDir) ? realpathSync(dataDir) : resolve(dataDir)
   return join(dirname(abs), `${basename(abs)}.lock`)
 }
 

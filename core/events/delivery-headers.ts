@@ -10,6 +10,13 @@ export const RESERVED_DELIVERY_HEADERS: ReadonlySet<string> = new Set([
   "user-agent",
   "transfer-encoding",
   "connection",
+  // Hop-by-hop and framing headers the HTTP client owns.
+  "keep-alive",
+  "upgrade",
+  "expect",
+  "te",
+  "trailer",
+  "proxy-connection",
   "x-service-event",
   "x-service-delivery",
   "x-service-timestamp",

@@ -64,8 +64,12 @@ describe("every answer carries its request id", () => {
     expect(answer.ids).toEqual(["x".repeat(64)])
   })
 
-  it("a client's id that is not an HTTP token (spaces, quotes, a comma-joined pair, other bytes) is replaced by a new one", async () => {
-    for (const sent of ["has space", "a,b", 'q"uote', "<tag>", "caf\u00e9"]) {
+  it("a client's id with a space, quote, comma, backslash or a byte outside visible ASCII is replaced by a new one; trace and base64 ids are kept", async () => {
+    for (const sent of ["Root=1-5759e988-bd862e3fe1be46a994272793", "dGVzdA==/+x:y;z@h"]) {
+      const answer = await ask(server.url, { method: "GET", path: "/healthz", headers: { "x-request-id": sent } })
+      expect(answer.ids, sent).toEqual([sent])
+    }
+    for (const sent of ["has space", "a,b", 'q"uote', "back\\slash", "caf\u00e9"]) {
       const answer = await ask(server.url, { method: "GET", path: "/healthz", headers: { "x-request-id": sent } })
       expect(answer.ids, sent).toHaveLength(1)
       expect(answer.ids[0], sent).not.toBe(sent)

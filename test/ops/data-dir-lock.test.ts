@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -37,6 +37,19 @@ describe("data directory lock", () => {
     lockDataDir(data).release()
     writeFileSync(lockPathOf(data), "{half")
     lockDataDir(data).release()
+  })
+
+  it("a symlink and its target are one directory with one lock: the other name is refused while one holds it", () => {
+    const target = join(dir, "volume")
+    mkdirSync(target)
+    const link = join(dir, "linked")
+    symlinkSync(target, link)
+    expect(lockPathOf(link)).toBe(lockPathOf(target))
+    expect(lockPathOf(link)).toBe(`${target}.lock`)
+    // Held by another process under the link's name, the target's name is refused.
+    writeFileSync(lockPathOf(link), holder({}))
+    expect(() => lockDataDir(target)).toThrow(/pid 1 on elsewhere/)
+    rmSync(lockPathOf(link))
   })
 
   it("release leaves a lock that is no longer ours alone", () => {
