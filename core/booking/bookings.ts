@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Metric, Option, Result } from "effect"
 import { actingUserId, canSeeProject, type Principal } from "../auth/principal.ts"
 import { countHoldRefused } from "../payment/metrics.ts"
-import { openPayment, voidAtGateway, voidPendingPayments } from "../payment/booking-payments.ts"
+import { openPayment, unpaidWindowEnd, voidAtGateway, voidPendingPayments } from "../payment/booking-payments.ts"
 import type { PaymentRecord } from "../payment/records.ts"
 import {
   cancelPaymentIdCheck,
@@ -219,12 +219,10 @@ export class Bookings extends Context.Service<
           const slots = only === undefined ? stored.slots : stored.slots.filter((x) => only.includes(x.occurrenceIndex))
           const unpaid = stored.slots.find((x) => x.status === "unpaid")
           let expiry: number | undefined
-          if (unpaid !== undefined) {
-            const pending = opened === undefined ? yield* payments.pendingOf(stored.row.id) : Option.some(opened)
-            expiry = Option.isSome(pending)
-              ? pending.value.expiresAt
-              : unpaid.updatedAt.getTime() + settings.paymentWindowSeconds * 1000
-          }
+          if (unpaid !== undefined)
+            expiry =
+              opened?.expiresAt ??
+              (yield* unpaidWindowEnd(payments, stored.row.id, unpaid.updatedAt.getTime(), settings.paymentWindowSeconds * 1000))
           const snapshots: LifecycleSnapshot[] = slots.map((s) => ({
             booking: timelineOf(toCoreBooking(stored.row, s), expiry),
             config: asset.meetingConfig,

@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Option, Result } from "effect"
+import { unpaidWindowEnd } from "../payment/booking-payments.ts"
 import { lapseUnpaid } from "../payment/lapse.ts"
 import { BookingSettings } from "../ports/booking-settings.ts"
 import { BookingStore } from "../ports/booking-store.ts"
@@ -58,15 +59,12 @@ export class BookingLifecycle extends Context.Service<
         return config
       }
 
-      /** The unpaid window's end: the pending payment's, else from the booking's last update. */
+      /** The unpaid window's end (core/payment/booking-payments.ts unpaidWindowEnd). */
       const paymentExpiryOf = (stored: StoredBooking) =>
         Effect.gen(function* () {
           const unpaid = stored.slots.find((x) => x.status === "unpaid")
           if (unpaid === undefined) return undefined
-          const pending = yield* payments.pendingOf(stored.row.id)
-          return Option.isSome(pending)
-            ? pending.value.expiresAt
-            : unpaid.updatedAt.getTime() + settings.paymentWindowSeconds * 1000
+          return yield* unpaidWindowEnd(payments, stored.row.id, unpaid.updatedAt.getTime(), settings.paymentWindowSeconds * 1000)
         })
 
       const snapshotOf = (stored: StoredBooking, slot: SlotRecord, config: ResolvedMeetingConfig, expiry: number | undefined): LifecycleSnapshot => ({

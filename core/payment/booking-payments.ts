@@ -106,3 +106,17 @@ export const voidPendingPayments = (
     if (voided.length > 0) yield* Metric.update(paymentOutcome("voided"), voided.length)
     return voided
   })
+
+/**
+ * When an unpaid booking's window ends: its latest payment's expiry, whatever became of that
+ * payment (a declined one keeps the window it was opened with, which an extension may have cut
+ * short of KEYSPACE_PAYMENT_WINDOW: extensionWindow); without any payment, `fallbackMs` after
+ * the booking went unpaid. One rule for the lifecycle's ticks and a use case's re-planning.
+ */
+export const unpaidWindowEnd = (
+  payments: PaymentStore["Service"],
+  bookingId: string,
+  unpaidSince: number,
+  fallbackMs: number,
+): Effect.Effect<number> =>
+  Effect.map(payments.byBookings([bookingId]), (all) => all.get(bookingId)?.at(-1)?.expiresAt ?? unpaidSince + fallbackMs)

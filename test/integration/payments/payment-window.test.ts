@@ -264,5 +264,20 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect(extended.status).toBe("checked-in")
       expect(extended.endDateTime).toBe(local("17:30", 9))
     })
+
+    it("a declined extension payment whose window was cut still lapses at its cut end (the booking does not stay unpaid)", async () => {
+      const m = await bookRoom(h, w, "orchid", "14:00", "15:00", 12)
+      await paid(m)
+      await advanceTo(h, "14:12", 12)
+      w = { ...w, token: await h.tokenFor(PAY_APP.appId, PAY_APP.appSecret) }
+      const ext = await patch(m._id, { endDateTime: local("15:30", 12) })
+      expect(ext.body.data?.status, JSON.stringify(ext.body)).toBe("unpaid")
+      expect((await postPay(h, ext.body.data.payment.paymentId, "failed")).status).toBe(200)
+      await advanceTo(h, "14:20", 12)
+      const got = await getMeeting(h, w, m._id)
+      // Lapsed at 14:15 (back to its paid times, active), then the no-show cancel.
+      expect(got.status).toBe("cancelled")
+      expect(got.endDateTime).toBe(local("15:00", 12))
+    })
   })
 })
