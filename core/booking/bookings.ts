@@ -40,6 +40,7 @@ import { extensionWindow } from "./paid-extension.ts"
 import { BookingRuleViolated, IllegalTransition, SlotTaken, TooManyUnpaidHolds } from "./errors.ts"
 import {
   currentSlot,
+  liveSlot,
   newPinCode,
   occurrenceIdOf,
   showPinTo,
@@ -432,7 +433,7 @@ export class Bookings extends Context.Service<
           Effect.gen(function* () {
             const kind = asset.kind
             const tz = asset.timeZone
-            const slot = currentSlot(stored, tz, now)
+            const slot = liveSlot(stored, tz, now)
             const current = toCoreBooking(stored.row, slot)
             let start = c.start
             let end = c.end
@@ -571,6 +572,20 @@ export class Bookings extends Context.Service<
         return { _tag: "Updated", meeting: yield* detailsOf(p, saved.asset, saved.next, now, { pinCode: c.pinCode }) } as const
       })
 
+      /**
+       * The occurrence an action names (spec rule 7 extended: actions take the master id, and may
+       * name one of its occurrences): one not yet ended. A cancel of next week's occurrence today;
+       * a retried cancel naming the same occurrence is then a 409, not a cancel of another one.
+       */
+      const slotNamed = (stored: StoredBooking, occurrence: string, now: number) =>
+        Effect.gen(function* () {
+          const slot = stored.slots.find((x) => occurrenceIdOf(stored, x) === occurrence)
+          if (slot === undefined)
+            return yield* new ValidationFailed({ messages: ["occurrenceEventId: is not an occurrence of this meeting"] })
+          if (slot.endAt.getTime() <= now) return yield* new StateConflict({ reason: "the occurrence has ended" })
+          return slot
+        })
+
       const LIFECYCLE_SIGNAL = {
         Cancel: "cancel",
         CheckIn: "check-in",
@@ -595,7 +610,7 @@ export class Bookings extends Context.Service<
                   }
             const command: BookingCommand =
               a._tag === "CheckIn" ? { _tag: "CheckIn", preStartMinutes: asset.meetingConfig.preStartMinutes } : { _tag: a._tag }
-            const slot = currentSlot(stored, asset.timeZone, now)
+            const slot = a.occurrenceEventId === undefined ? currentSlot(stored, asset.timeZone, now) : yield* slotNamed(stored, a.occurrenceEventId, now)
             const result = yield* Effect.fromResult(transition(toCoreBooking(stored.row, slot), command, now, who))
             if (a._tag === "Cancel" && slot.status === "unpaid")
               yield* Effect.fromResult(cancelWhileExtendingCheck(yield* payments.pendingOf(id)))

@@ -67,8 +67,14 @@ export interface UpdateMeeting {
 }
 
 /** cancel, check-in, check-out (a member or app) and reject (the operator). */
+/** `occurrenceEventId` names one occurrence of a series (else the current one acts). */
 export type MeetingAction =
-  | { readonly _tag: "Cancel"; readonly pinCode?: string | undefined; readonly paymentId?: string | undefined }
-  | { readonly _tag: "CheckIn"; readonly pinCode?: string | undefined }
-  | { readonly _tag: "CheckOut"; readonly pinCode?: string | undefined }
-  | { readonly _tag: "Reject"; readonly reason?: string | undefined }
+  | {
+      readonly _tag: "Cancel"
+      readonly pinCode?: string | undefined
+      readonly paymentId?: string | undefined
+      readonly occurrenceEventId?: string | undefined
+    }
+  | { readonly _tag: "CheckIn"; readonly pinCode?: string | undefined; readonly occurrenceEventId?: string | undefined }
+  | { readonly _tag: "CheckOut"; readonly pinCode?: string | undefined; readonly occurrenceEventId?: string | undefined }
+  | { readonly _tag: "Reject"; readonly reason?: string | undefined; readonly occurrenceEventId?: string | undefined }

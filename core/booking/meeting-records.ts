@@ -58,12 +58,20 @@ export interface StoredMeeting<R extends MeetingRecord = MeetingRecord, S extend
 }
 
 /**
- * The occurrence a master shows and actions act on (core rule): the first not yet ended that is
- * still live; when every one not yet ended is over (cancelled, checked out, rejected), the first
- * of them. An occurrence cancelled, checked out or rejected ahead of its end no longer holds the
- * series: the next cancel, check-in or update acts on the next occurrence.
+ * The occurrence a master shows and its actions act on when none is named (spec rule 7, core
+ * rule): the first one not yet ended, even when it is over (cancelled, checked out): a second
+ * cancel of it is a 409, never a cancel of the next occurrence (a double-click, a retry). An
+ * action names another occurrence with its occurrenceEventId (slotNamed).
  */
-export const currentSlotOf = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S => {
+export const currentSlotOf = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S =>
+  firstUnendedSlot(stored, timeZone, now)
+
+/**
+ * The occurrence a series-wide update is checked against: the current one, or when that is over
+ * ahead of its end, the next live one (an occurrence cancelled today must not block renaming
+ * the series until today's end).
+ */
+export const liveSlotOf = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S => {
   const first = firstUnendedSlot(stored, timeZone, now)
   if (!isTerminal(first.status as BookingStatus)) return first
   const { slots } = stored

@@ -145,16 +145,18 @@ export const resolveIdentity = (input: {
 export const derivedUsername = (projectId: string, employeeId: string): string => `${projectId}_${employeeId}`
 
 /**
- * The login name after an employeeId change: a name derived from the old employeeId follows the
- * new one (null when the employeeId goes), so the old employeeId is free for someone else; any
- * other name stays (undefined: unchanged).
+ * The login name after an employeeId change: a name derived from the old employeeId is let go
+ * (null), so the old employeeId is free for someone else; any other name stays (undefined:
+ * unchanged). Not re-derived from the new one: that name may be held already (a member renamed
+ * before this rule kept its derived name), and a clash there would refuse the change with a
+ * false employeeId conflict.
  */
 export const followingUsername = (
   username: string | null,
   projectId: string,
   before: string | undefined,
   after: string | undefined,
-): string | null | undefined => {
+): null | undefined => {
   if (before === undefined || before === after || username !== derivedUsername(projectId, before)) return undefined
-  return after === undefined ? null : derivedUsername(projectId, after)
+  return null
 }

@@ -37,8 +37,8 @@ export const meetingRoutes = (s: HttpDeps) => {
   const action = (tag: "Cancel" | "CheckIn" | "CheckOut") => async (c: Context<AppEnv>) => {
     const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
     const body = decodeOrFail(MeetingActionRequest, await readJson(c, { optional: true }))
-    const a: MeetingAction =
-      tag === "Cancel" ? { _tag: tag, pinCode: body.pinCode, paymentId: body.paymentId } : { _tag: tag, pinCode: body.pinCode }
+    const named = { pinCode: body.pinCode, occurrenceEventId: body.occurrenceEventId }
+    const a: MeetingAction = tag === "Cancel" ? { _tag: tag, ...named, paymentId: body.paymentId } : { _tag: tag, ...named }
     return run(c, bookings.act(c.get("principal"), id, a), (d) => ok(c, meetingDetailsView(d), { status: 202 }))
   }
   const answers = keptAnswers(s, "meeting-answers")

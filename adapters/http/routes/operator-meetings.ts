@@ -19,6 +19,6 @@ export const operatorMeetingRoutes = (s: HttpDeps) => {
   return new Hono<AppEnv>().post("/:id/reject", async (c) => {
     const { id } = decodeOrFail(IdParam, { id: c.req.param("id") })
     const body = decodeOrFail(RejectMeetingRequest, await readJson(c, { optional: true }))
-    return run(c, bookings.act("operator", id, { _tag: "Reject", reason: body.reason }), (d) => ok(c, meetingDetailsView(d)))
+    return run(c, bookings.act("operator", id, { _tag: "Reject", reason: body.reason, occurrenceEventId: body.occurrenceEventId }), (d) => ok(c, meetingDetailsView(d)))
   })
 }

@@ -122,14 +122,19 @@ export const updateMeetingCrossErrors = (raw: Record<string, unknown>): string[]
   return errors
 }
 
+/** A series' occurrence, as GET /meetings lists it (`{masterId}_{start ms}`). */
+const OccurrenceEventId = Text(64)
+
 /** Optional body of cancel, check-in and check-out. */
 export const MeetingActionRequest = Schema.Struct({
   pinCode: Schema.optionalKey(Text(64)),
   paymentId: Schema.optionalKey(Text(64)),
+  occurrenceEventId: Schema.optionalKey(OccurrenceEventId),
 })
 
 export const RejectMeetingRequest = Schema.Struct({
   reason: Schema.optionalKey(Text(1000)),
+  occurrenceEventId: Schema.optionalKey(OccurrenceEventId),
 })
 
 export const ASSET_TYPES = ["room", "desk"] as const

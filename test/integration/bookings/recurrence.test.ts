@@ -158,31 +158,32 @@ describe.each(ENGINES)("recurring series (spec Meetings rules 7-8) on %s", (engi
     expect((await bookRoom(h, w.bob, w.hq.rooms.series, 1, "10:00", "11:00")).status).toBe(201)
   })
 
-  it("an occurrence cancelled ahead of its end no longer holds the series: the next cancel acts on the next occurrence, and an update is allowed", async () => {
+  it("cancel acts on the current occurrence (a repeated cancel is 409, never the next one's cancel); an action may name an occurrence by its occurrenceEventId; an update is not blocked by a cancelled current occurrence", async () => {
     const own = (await series(w.alice, 10, "14:00", "15:00", "FREQ=DAILY;COUNT=4")).body.data
-    const cancels = []
-    for (let i = 0; i < 3; i++) {
-      const res = await h.request("POST", `/meetings/${own._id}/cancel`, { token: w.alice })
-      expect(res.status, JSON.stringify(res.body)).toBe(202)
-      cancels.push(res.body.data)
+    const cancel = (body?: Record<string, unknown>) =>
+      h.request("POST", `/meetings/${own._id}/cancel`, { token: w.alice, ...(body ? { body } : {}) })
+    const first = await cancel()
+    expect(first.status).toBe(202)
+    expect(first.body.data).toMatchObject({ status: "cancelled", startDateTime: at(10, "14:00") })
+    // A double-click or a retry: the current occurrence is cancelled already.
+    const again = await cancel()
+    expect(again.status).toBe(409)
+    expect(again.body.code).toBe("SV006")
+    const rows = (await list(at(10, "00:00"), at(14, "00:00"))).data.filter((m: any) => m._id === own._id)
+    const [, second, third] = rows.map((m: any) => m.occurrenceEventId)
+    for (const [id, day] of [[second, 11], [third, 12]] as const) {
+      const named = await cancel({ occurrenceEventId: id })
+      expect(named.status, JSON.stringify(named.body)).toBe(202)
+      expect(named.body.data).toMatchObject({ status: "cancelled", startDateTime: at(day, "14:00") })
     }
-    // Each answer shows the occurrence it cancelled.
-    expect(cancels.map((m: any) => [m.status, m.startDateTime])).toEqual([
-      ["cancelled", at(10, "14:00")],
-      ["cancelled", at(11, "14:00")],
-      ["cancelled", at(12, "14:00")],
-    ])
-    const shown = (await h.request("GET", `/meetings/${own._id}`, { token: w.alice })).body.data
-    expect(shown).toMatchObject({ status: "active", startDateTime: at(13, "14:00") })
+    expect((await cancel({ occurrenceEventId: second })).status).toBe(409)
+    const unknown = await cancel({ occurrenceEventId: `${own._id}_1` })
+    expect(unknown.status).toBe(400)
+    expect(unknown.body.message).toEqual(["occurrenceEventId: is not an occurrence of this meeting"])
     const renamed = await h.request("PATCH", `/meetings/${own._id}`, { token: w.alice, body: { title: "Standup v2" } })
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200)
     const body = await list(at(10, "00:00"), at(14, "00:00"))
     expect(body.data.filter((m: any) => m._id === own._id).map((m: any) => m.status)).toEqual(["cancelled", "cancelled", "cancelled", "active"])
-    // The last one cancelled too: the series is over, and a further cancel is a state conflict.
-    expect((await h.request("POST", `/meetings/${own._id}/cancel`, { token: w.alice })).status).toBe(202)
-    const over = await h.request("POST", `/meetings/${own._id}/cancel`, { token: w.alice })
-    expect(over.status).toBe(409)
-    expect(over.body.code).toBe("SV006")
   })
 
   it("GET /meetings/{id} returns the master, whose start and end roll forward to the current occurrence", async () => {
