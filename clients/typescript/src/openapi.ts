@@ -1413,6 +1413,7 @@ export interface components {
         MeetingActionRequest: {
             pinCode?: string;
             paymentId?: string;
+            occurrenceEventId?: string;
         };
         PartnerMember: {
             memberId: string;
@@ -4389,6 +4390,7 @@ export interface operations {
             content: {
                 "application/json": {
                     reason?: string;
+                    occurrenceEventId?: string;
                 };
             };
         };
