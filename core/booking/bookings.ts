@@ -36,11 +36,11 @@ import { assetRuleViolations, assetStatusViolations, resolveTimePeriod, type Tim
 import { laterOccurrenceViolations } from "./series-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
 import { draftPreview, type DraftPreview } from "./draft-preview.ts"
+import { liveSlotOf } from "./meeting-records.ts"
 import { extensionWindow } from "./paid-extension.ts"
 import { BookingRuleViolated, IllegalTransition, SlotTaken, TooManyUnpaidHolds } from "./errors.ts"
 import {
   currentSlot,
-  liveSlot,
   newPinCode,
   occurrenceIdOf,
   showPinTo,
@@ -232,9 +232,9 @@ export class Bookings extends Context.Service<
           yield* ticks.replace(stored.row.id, snapshots, now, only)
         })
 
-      /** What the view of a changed meeting needs: its histories and payments (two reads). */
       /**
-       * The Meeting answered: the current occurrence, or the one an action acted on (`actedStart`).
+       * What the view of a changed meeting needs: its histories and payments (two reads), and
+       * the occurrence shown: the current one, or the one an action acted on (`actedStart`).
        * `pinCode` is the one the caller presented: a holder of the booking's pin sees what the
        * organizer sees (the pin it already has, the pay hand-off of an extension it made).
        */
@@ -433,7 +433,7 @@ export class Bookings extends Context.Service<
           Effect.gen(function* () {
             const kind = asset.kind
             const tz = asset.timeZone
-            const slot = liveSlot(stored, tz, now)
+            const slot = liveSlotOf(stored, tz, now)
             const current = toCoreBooking(stored.row, slot)
             let start = c.start
             let end = c.end

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option, Result } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
 import { unpaidWindowEnd } from "../payment/booking-payments.ts"
 import { lapseUnpaid } from "../payment/lapse.ts"
 import { BookingSettings } from "../ports/booking-settings.ts"

@@ -59,31 +59,11 @@ export interface StoredMeeting<R extends MeetingRecord = MeetingRecord, S extend
 
 /**
  * The occurrence a master shows and its actions act on when none is named (spec rule 7, core
- * rule): the first one not yet ended, even when it is over (cancelled, checked out): a second
- * cancel of it is a 409, never a cancel of the next occurrence (a double-click, a retry). An
- * action names another occurrence with its occurrenceEventId (slotNamed).
+ * rule): the first one not yet ended (else the last), even when it is over (cancelled, checked
+ * out): a second cancel of it is a 409, never a cancel of the next occurrence (a double-click,
+ * a retry). An action names another occurrence with its occurrenceEventId (slotNamed).
  */
-export const currentSlotOf = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S =>
-  firstUnendedSlot(stored, timeZone, now)
-
-/**
- * The occurrence a series-wide update is checked against: the current one, or when that is over
- * ahead of its end, the next live one (an occurrence cancelled today must not block renaming
- * the series until today's end).
- */
-export const liveSlotOf = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S => {
-  const first = firstUnendedSlot(stored, timeZone, now)
-  if (!isTerminal(first.status as BookingStatus)) return first
-  const { slots } = stored
-  for (let i = slots.indexOf(first) + 1; i < slots.length; i++) {
-    const s = slots[i]!
-    if (s.endAt.getTime() > now && !isTerminal(s.status as BookingStatus)) return s
-  }
-  return first
-}
-
-/** The first occurrence not yet ended (by the rule), else the last. */
-const firstUnendedSlot = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S => {
+export const currentSlotOf = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S => {
   const { row, slots } = stored
   if (row.rrule === null || row.anchorStartAt === null || row.anchorEndAt === null || slots.length <= 1) return slots[0]!
   const rule = parseRecurrenceRule(row.rrule)
@@ -99,6 +79,18 @@ const firstUnendedSlot = <S extends SlotRecord>(stored: StoredMeeting<MeetingRec
   )
   if (current === undefined) return slots[slots.length - 1]!
   return slots.find((s) => s.startAt.getTime() === current.start) ?? slots[slots.length - 1]!
+}
+
+/**
+ * The occurrence a series-wide update is checked against: the current one, or when that is over
+ * ahead of its end, the next live one (an occurrence cancelled today must not block renaming
+ * the series until today's end).
+ */
+export const liveSlotOf = <S extends SlotRecord>(stored: StoredMeeting<MeetingRecord, S>, timeZone: string, now: number): S => {
+  const current = currentSlotOf(stored, timeZone, now)
+  if (!isTerminal(current.status as BookingStatus)) return current
+  const { slots } = stored
+  return slots.slice(slots.indexOf(current) + 1).find((s) => s.endAt.getTime() > now && !isTerminal(s.status as BookingStatus)) ?? current
 }
 
 /** pinCode is a secret: shown to the operator, the organizer and the app that booked only. */

@@ -1,5 +1,5 @@
 import type { Principal } from "../auth/principal.ts"
-import { currentSlotOf, liveSlotOf, showsPin } from "./meeting-records.ts"
+import { currentSlotOf, showsPin } from "./meeting-records.ts"
 import type { PriceSummary } from "./pricing.ts"
 import type { TimelineBooking } from "./timeline.ts"
 import { occurrenceEventId, type Occurrence } from "./recurrence.ts"
@@ -183,9 +183,6 @@ export const toCoreBooking = (row: BookingRecord, slot: SlotRecord): Booking => 
 /** The occurrence a master shows and actions act on (spec rule 7: the first not yet ended). */
 export const currentSlot = (stored: StoredBooking, timeZone: string, now: number): SlotRecord =>
   currentSlotOf(stored, timeZone, now)
-
-/** The occurrence a series-wide update is checked against (meeting-records.ts liveSlotOf). */
-export const liveSlot = (stored: StoredBooking, timeZone: string, now: number): SlotRecord => liveSlotOf(stored, timeZone, now)
 
 /** The occurrence event id of a series' slot; undefined for a single booking. */
 export const occurrenceIdOf = (stored: StoredBooking, slot: SlotRecord): string | undefined =>

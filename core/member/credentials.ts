@@ -210,16 +210,18 @@ export const applyDecodedCredentials = (
     const current = new Map(member.cards.filter((c) => c.type === "real").map((c) => [c.uid, c]))
     // A card whose UID is the member's own virtual card is that card (matching is on the UID):
     // it stays the one card, relabelled if asked, never enrolled a second time.
-    let others = member.cards.filter((c) => c.type !== "real")
+    const virtual = new Map(member.cards.filter((c) => c.type !== "real").map((c) => [c.uid, c]))
+    const relabel = (card: MemberCard, label: string | undefined): MemberCard => {
+      if (label === undefined || label === card.label) return card
+      const next = { ...card, label }
+      relabelled.push(next)
+      return next
+    }
     const wanted = new Set(request.cards.map((c) => c.uid))
     const physical = request.cards.flatMap((want): MemberCard[] => {
-      const own = others.find((c) => c.uid === want.uid)
+      const own = virtual.get(want.uid)
       if (own !== undefined) {
-        if (want.label !== undefined && want.label !== own.label) {
-          const card = { ...own, label: want.label }
-          relabelled.push(card)
-          others = others.map((c) => (c === own ? card : c))
-        }
+        virtual.set(want.uid, relabel(own, want.label))
         return []
       }
       const kept = current.get(want.uid)
@@ -234,13 +236,10 @@ export const applyDecodedCredentials = (
         enrolled.push(card)
         return [card]
       }
-      if (want.label === undefined || want.label === kept.label) return [kept]
-      const card = { ...kept, label: want.label }
-      relabelled.push(card)
-      return [card]
+      return [relabel(kept, want.label)]
     })
     for (const card of current.values()) if (!wanted.has(card.uid)) revoked.push(card)
-    cards = [...physical, ...others]
+    cards = [...physical, ...virtual.values()]
   }
 
   // Rule 3: auto-generated virtual card.

@@ -52,8 +52,8 @@ const CLIENT_ERRORS: Record<string, string> = {
   ERR_HTTP_HEADERS_TIMEOUT: "408 Request Timeout",
 }
 
-const draining = new WeakSet<Server>()
-const openSockets = new WeakMap<Server, Set<ResponseSocket>>()
+/** Per server: whether it is stopping, and its open connections (tracked per connection). */
+const stateOf = new WeakMap<Server, { stopping: boolean; readonly sockets: Set<ResponseSocket> }>()
 /** How often a stopping server closes the connections that have become idle. */
 const DRAIN_SWEEP_MS = 50
 
@@ -66,9 +66,10 @@ const DRAIN_SWEEP_MS = 50
  * Connections are tracked per connection, not per request: nothing is added to a request.
  */
 export const drain = (server: Server): Promise<void> => {
-  draining.add(server)
+  const state = stateOf.get(server)
+  if (state !== undefined) state.stopping = true
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-  for (const socket of openSockets.get(server) ?? []) {
+  for (const socket of state?.sockets ?? []) {
     const res = socket._httpMessage as (ServerResponse & { headersSent: boolean }) | null | undefined
     if (res == null) continue
     if (!res.headersSent) res.shouldKeepAlive = false
@@ -88,19 +89,19 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
   server.requestTimeout = requestTimeoutMs
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
   server.maxConnections = maxConnections
+  const state = { stopping: false, sockets: new Set<ResponseSocket>() }
+  stateOf.set(server, state)
+  server.on("connection", (socket: ResponseSocket) => {
+    state.sockets.add(socket)
+    socket.once("close", () => state.sockets.delete(socket))
+  })
   // HTTP/1.0 makes Host optional (health checkers send `GET /healthz HTTP/1.0` bare), and the
   // adapter refuses a request without one; the app's own addresses never come from it
   // (KEYSPACE_PUBLIC_URL). HTTP/1.1 without Host is still 400, by Node, as RFC 9112 says.
-  const sockets = new Set<ResponseSocket>()
-  openSockets.set(server, sockets)
-  server.on("connection", (socket: ResponseSocket) => {
-    sockets.add(socket)
-    socket.once("close", () => sockets.delete(socket))
-  })
   server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
     if (req.headers.host === undefined && req.httpVersion === "1.0") req.headers.host = "localhost"
     // Stopping: this answer is the connection's last (the client does not reuse it).
-    if (draining.has(server)) res.shouldKeepAlive = false
+    if (state.stopping) res.shouldKeepAlive = false
   })
   // A request the parser refuses (too long, malformed, too slow) is answered like Node's own
   // default (no body: the method is unknown), but with a lingering close.
