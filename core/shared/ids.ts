@@ -1,7 +1,11 @@
 import { Schema } from "effect"
 
-/** Every entity id of the spec is a 24-hex-character MongoDB ObjectId string. */
-export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/
+/**
+ * Every entity id of the spec is a 24-hex-character MongoDB ObjectId string. The `u` flag lets
+ * Effect export the pattern to JSON Schema (patterns without it are left out as approximations),
+ * so the OpenAPI document says what the request decoding checks.
+ */
+export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/u
 
 export const ObjectId = Schema.String.check(
   Schema.isPattern(OBJECT_ID_PATTERN, { message: "must be an ObjectId: 24 lowercase hex characters" }),

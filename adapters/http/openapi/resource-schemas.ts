@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { BOOKING_STATUSES } from "../../../core/booking/state.ts"
 import { PAYMENT_STATUSES } from "../../../core/ports/payments.ts"
-import { OBJECT_ID_PATTERN } from "../../../core/shared/ids.ts"
+import { ObjectId as CheckedObjectId } from "../../../core/shared/ids.ts"
 import { AssetConfig as AssetConfigSchema } from "../../../core/booking/asset-config.ts"
 
 /**
@@ -16,11 +16,8 @@ const id =
   <S extends Schema.Top>(s: S) =>
     s.annotate({ identifier } as never) as S
 
-// Same pattern as the validating core/shared/ids.ts ObjectId; the `u` flag lets Effect export it
-// to JSON Schema (patterns without it are left out as approximations).
-export const ObjectId = Schema.String.check(
-  Schema.isPattern(new RegExp(OBJECT_ID_PATTERN.source, "u")),
-).annotate({
+// The validating core/shared/ids.ts ObjectId, named for the document.
+export const ObjectId = CheckedObjectId.annotate({
   identifier: "ObjectId",
   description: "24-hex-character MongoDB ObjectId string.",
   examples: ["65f1a2b3c4d5e6f708192a3b"],
@@ -324,8 +321,8 @@ export const Meeting = id("Meeting")(
           "Only on an expanded occurrence row; stable and unique. Key list rows on it, else on _id.",
       }),
     ),
-    createdAt: NullableString,
-    updatedAt: NullableString,
+    createdAt: Schema.NullOr(DateTime),
+    updatedAt: Schema.NullOr(DateTime),
   }),
 )
 

@@ -1,8 +1,11 @@
 import { Result, Schema } from "effect"
 import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 
-/** ISO 8601 with an explicit offset (spec convention 3); seconds are truncated later. */
-export const OffsetDateTime = Schema.String.check(
+/**
+ * ISO 8601 with an explicit offset (spec convention 3); seconds are truncated later. The format
+ * goes into the OpenAPI document (query parameters and request bodies).
+ */
+export const OffsetDateTime = Schema.String.annotate({ format: "date-time" }).check(
   Schema.makeFilter((text: string) => {
     const r = parseOffsetDateTime(text)
     return Result.isSuccess(r) ? undefined : r.failure

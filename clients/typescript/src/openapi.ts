@@ -1369,7 +1369,9 @@ export interface components {
             deskId?: string;
             title: string;
             body?: string;
+            /** Format: date-time */
             startDateTime: string;
+            /** Format: date-time */
             endDateTime?: string;
             /** @enum {string} */
             timePeriod?: "morning" | "afternoon" | "allDay";
@@ -1391,7 +1393,9 @@ export interface components {
         UpdateMeetingRequest: {
             title?: string;
             body?: string;
+            /** Format: date-time */
             startDateTime?: string;
+            /** Format: date-time */
             endDateTime?: string;
             /** @enum {string} */
             timePeriod?: "morning" | "afternoon" | "allDay";
@@ -1509,6 +1513,7 @@ export interface components {
                 label?: string;
             }[];
             face?: string | null;
+            /** Format: date-time */
             faceConsentAt?: string;
         };
         /** @description Every manifest key mapped to the ObjectId the service assigned. */
@@ -4283,6 +4288,7 @@ export interface operations {
             content: {
                 "application/json": {
                     minutes?: number;
+                    /** Format: date-time */
                     to?: string;
                 };
             };
