@@ -141,6 +141,21 @@ export const BookingStoreMemory = Layer.effect(
         requireTx("BookingStore.loadForUpdate").pipe(
           Effect.map(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),
         ),
+      lockLiveOfAssets: (assetIds, now) =>
+        requireTx("BookingStore.lockLiveOfAssets").pipe(
+          Effect.map(() => {
+            const wanted = new Set(assetIds)
+            const assets = db.table<AssetTables>(ASSETS_TABLE, emptyAssetTables).get().assets
+            return [...tables.get().bookings.values()]
+              .filter(
+                (stored) =>
+                  wanted.has(stored.row.assetId) &&
+                  stored.slots.some((slot) => isLive(slot.status as BookingStatus) && slot.endAt.getTime() > now),
+              )
+              .sort((a, b) => (a.row.id < b.row.id ? -1 : 1))
+              .map((stored) => ({ stored, assetConfig: assets.get(stored.row.assetId)?.rawConfig }))
+          }),
+        ),
       insert,
       insertAlone: (created, occurrences, extras, schedule) =>
         memoryTransaction(db, insert(created, occurrences, extras, schedule)),

@@ -4,6 +4,7 @@ import type { TokenGrant } from "../../core/auth/records.ts"
 import { emailLookupKey } from "../../core/member/identity.ts"
 import { Clock } from "../../core/ports/clock.ts"
 import { Ids } from "../../core/ports/ids.ts"
+import { retimes } from "../../core/booking/asset-config.ts"
 import { ManifestStore } from "../../core/ports/manifest-store.ts"
 import { RateLimiter } from "../../core/ports/rate-limiter.ts"
 import { Secrets } from "../../core/ports/secrets.ts"
@@ -46,8 +47,9 @@ export const ManifestStoreMemory = Layer.effect(
     const members = memberTable(db)
     const assets = db.table<AssetTables>(ASSETS_TABLE, emptyAssetTables)
     const directory = directoryTable(db)
-    /** Projects, rooms and desks as the memory asset store reads them. */
-    const writeAssets = (m: Manifest, out: ManifestIds) => {
+    /** Projects, rooms and desks as the memory asset store reads them; the rooms and desks retimed. */
+    const writeAssets = (m: Manifest, out: ManifestIds): string[] => {
+      const retimed: string[] = []
       const now = clock.now()
       const current = assets.get()
       const projects = new Map(current.projects)
@@ -72,6 +74,11 @@ export const ManifestStoreMemory = Layer.effect(
           createdAt: records.get(id)?.createdAt ?? now,
           updatedAt: now,
         })
+        const keep = (asset: AssetRecord) => {
+          const before = records.get(asset.id)
+          if (before !== undefined && retimes(before.rawConfig, asset.rawConfig)) retimed.push(asset.id)
+          records.set(asset.id, asset)
+        }
         for (const r of p.rooms ?? []) {
           const id = pids.rooms[r.key]!
           const room: AssetRecord = {
@@ -80,15 +87,16 @@ export const ManifestStoreMemory = Layer.effect(
             type: r.type ?? "normal",
             equipmentsAvailability: { ...NO_EQUIPMENT, ...r.equipmentsAvailability },
           }
-          records.set(id, room)
+          keep(room)
         }
         for (const d of p.desks ?? []) {
           const id = pids.desks[d.key]!
           const desk: AssetRecord = { ...fields(id, d), kind: "desk", index: d.index ?? 0 }
-          records.set(id, desk)
+          keep(desk)
         }
       }
       assets.set({ projects, assets: records })
+      return retimed
     }
     /** People, apps and roles as the memory directory reads them. */
     const writeDirectory = (m: Manifest, out: ManifestIds) => {
@@ -198,9 +206,9 @@ export const ManifestStoreMemory = Layer.effect(
         return yield* new StateConflict({ reason: `a manifest user's ${taken} is already held by another user` })
       members.set(rows)
       tenancy.set({ ids: out, projects, apps })
-      writeAssets(m, out)
+      const retimedAssets = writeAssets(m, out)
       writeDirectory(m, out)
-      return structuredClone(out)
+      return { ids: structuredClone(out), retimedAssets }
     })
     return ManifestStore.of({
       apply,
@@ -230,6 +238,10 @@ export const TokenStoreMemory = Layer.effect(
           ),
         ),
       insert: (t) => Effect.sync(() => tokens.update((all) => new Map(all).set(t.hash, { ...t, revokedAt: null }))),
+      holdSecret: (appId, secretHash) =>
+        requireTx("TokenStore.holdSecret").pipe(
+          Effect.andThen(Effect.sync(() => tenancy.get().apps.get(appId)?.secretHash === secretHash)),
+        ),
       // Nothing is kept apart from the tables: every check reads them through grantOf.
       freshFor: () => Promise.resolve(),
       heldGrant: () => undefined,

@@ -1,6 +1,9 @@
+import { and, gt, inArray } from "drizzle-orm"
 import { Effect, Layer, Option } from "effect"
+import { LIVE_STATUSES } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
 import { BookingStore, type FirstTicks, type InsertedBooking } from "../../core/ports/booking-store.ts"
+import type { StoredBooking } from "../../core/booking/meeting.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import * as Interval from "../../core/shared/interval.ts"
 import {
@@ -12,6 +15,7 @@ import {
   unpaidHoldsOf,
 } from "./booking-repo.ts"
 import { assetConfigRaw, lockBookingForTick } from "./tick-queries.ts"
+import { bookingSlotsTable } from "./tables/bookings.ts"
 import { ticksInsert } from "./tick-store.ts"
 import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION } from "./database.ts"
 import { CurrentTx, DatabaseError, inTx, read, SqlDatabase, write } from "./unit-of-work.ts"
@@ -76,6 +80,27 @@ export const BookingStorePostgres = Layer.effect(
         write("BookingStore.loadForUpdate", (tx) => loadBooking(tx, id, { lock: true })).pipe(
           Effect.map(Option.fromUndefinedOr),
         ),
+      lockLiveOfAssets: (assetIds, now) =>
+        write("BookingStore.lockLiveOfAssets", async (tx) => {
+          if (assetIds.length === 0) return []
+          const live = await tx
+            .selectDistinct({ id: bookingSlotsTable.bookingId })
+            .from(bookingSlotsTable)
+            .where(
+              and(
+                inArray(bookingSlotsTable.assetId, [...assetIds]),
+                inArray(bookingSlotsTable.status, [...LIVE_STATUSES]),
+                gt(bookingSlotsTable.endAt, new Date(now)),
+              ),
+            )
+            .orderBy(bookingSlotsTable.bookingId)
+          const locked: Array<{ stored: StoredBooking; assetConfig: unknown }> = []
+          for (const { id } of live) {
+            const stored = await loadBooking(tx, id, { lock: true })
+            if (stored !== undefined) locked.push({ stored, assetConfig: await assetConfigRaw(tx, stored) })
+          }
+          return locked
+        }),
       insert: (created, occurrences, extras, ticks) =>
         inTx("BookingStore.insert", (tx) => insertIn(tx, created, occurrences, extras, ticks)).pipe(
           slotWrite(created.booking.assetId),

@@ -3,7 +3,8 @@ import type { PgTable } from "drizzle-orm/pg-core"
 import { Effect, Layer, Option } from "effect"
 import { Clock } from "../../core/ports/clock.ts"
 import { Ids } from "../../core/ports/ids.ts"
-import { ManifestStore } from "../../core/ports/manifest-store.ts"
+import { retimes } from "../../core/booking/asset-config.ts"
+import { ManifestStore, type ManifestApplied } from "../../core/ports/manifest-store.ts"
 import { Secrets } from "../../core/ports/secrets.ts"
 import { StateConflict } from "../../core/shared/errors.ts"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
@@ -136,6 +137,7 @@ const upsertKeyed = async <T extends PgTable & { id: unknown; key: unknown; proj
   projectId: string,
   items: readonly Keyed[],
   fresh: boolean,
+  onChange?: (row: Record<string, unknown>, changed: Record<string, unknown>) => void,
 ): Promise<Record<string, string>> => {
   const ids: Record<string, string> = {}
   const existing = new Map<string, Record<string, unknown>>()
@@ -161,7 +163,10 @@ const upsertKeyed = async <T extends PgTable & { id: unknown; key: unknown; proj
     ids[key] = row.id as string
     const changed = changedColumns(row, values)
     // Rows of one kind are independent: their updates go out together (one round trip).
-    if (changed) updates.push(updateChanged(s, tx, table, row.id, changed))
+    if (changed) {
+      onChange?.(row, changed)
+      updates.push(updateChanged(s, tx, table, row.id, changed))
+    }
   }
   await Promise.all(updates)
   await insertRows(tx, table, inserts)
@@ -176,17 +181,31 @@ const webhookEnabledValues = (enabled: boolean | undefined): Record<string, unkn
       ? { enabled: true, consecutiveFailures: 0, disabledAt: null }
       : { enabled: false }
 
-/** The hash to store for an app's secret: the stored one when the secret is unchanged (idempotent re-apply). */
-/** The hash to store for an app's secret, and whether it replaces another secret (a rotation). */
+/**
+ * The hash to store for an app's secret (the stored one when the secret is unchanged: an
+ * idempotent re-apply), and whether it replaces another secret (a rotation). The app's row is
+ * locked first, as the rotate call and a refresh take it: a rotation committed meanwhile is seen
+ * and replaced (its refresh tokens revoked), never overwritten by the hash read before it.
+ */
 const secretHashOf = async (s: Deps, tx: Tx, key: string, secret: string): Promise<{ hash: string; replaced: boolean }> => {
-  const [existing] = await tx.select({ secretHash: appsTable.secretHash }).from(appsTable).where(eq(appsTable.key, key)).limit(1)
+  const [existing] = await tx
+    .select({ secretHash: appsTable.secretHash })
+    .from(appsTable)
+    .where(eq(appsTable.key, key))
+    .limit(1)
+    .for("update")
   if (existing && (await s.verifySecret(secret, existing.secretHash))) return { hash: existing.secretHash, replaced: false }
   return { hash: await s.hashSecret(secret), replaced: existing !== undefined }
 }
 
-/** Applies the manifest in the caller's transaction and returns the key -> id map. */
-const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds> => {
+/** Applies the manifest in the caller's transaction: the key -> id map, and the rooms and desks retimed. */
+const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestApplied> => {
   const out: ManifestIds = { projects: {}, apps: {} }
+  const retimedAssets: string[] = []
+  /** A room or desk whose new config plans its bookings' ticks differently. */
+  const retimedAsset = (row: Record<string, unknown>, changed: Record<string, unknown>) => {
+    if ("config" in changed && retimes(row.config, changed.config)) retimedAssets.push(row.id as string)
+  }
   /** Keys of the projects this apply inserted. */
   const fresh = new Set<string>()
   // The apps' secrets are hashed (or checked against their stored hashes: PBKDF2, ~20 ms each,
@@ -220,9 +239,10 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
       table: T,
       items: readonly I[] | undefined,
       valuesOf: (item: I) => Record<string, unknown>,
+      onChange?: (row: Record<string, unknown>, changed: Record<string, unknown>) => void,
     ) => {
       const rows = (items ?? []).map((item) => ({ key: item.key, values: valuesOf(item) }))
-      Object.assign(ids[field], await upsertKeyed(s, tx, table, projectId, rows, fresh.has(p.key)))
+      Object.assign(ids[field], await upsertKeyed(s, tx, table, projectId, rows, fresh.has(p.key), onChange))
     }
     const zones = p.zones ?? []
     await keyed("zones", zonesTable, zones, (z) => ({ projectId, key: z.key, name: z.name }))
@@ -247,8 +267,8 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
       ...assetValues(r),
       type: r.type ?? "normal",
       equipmentsAvailability: r.equipmentsAvailability ?? { camera: false, display: false, mic: false, projector: false, speaker: false },
-    }))
-    await keyed("desks", desksTable, p.desks, (d) => ({ ...assetValues(d), index: d.index ?? 0 }))
+    }), retimedAsset)
+    await keyed("desks", desksTable, p.desks, (d) => ({ ...assetValues(d), index: d.index ?? 0 }), retimedAsset)
     await keyed("units", unitsTable, p.units, (u) => ({
       projectId,
       key: u.key,
@@ -308,7 +328,7 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestIds>
   }
   // Every process's caches follow this commit without a call here: the triggers on apps,
   // projects, rooms and desks move cache_epoch (adapters/postgres/cache-epoch.ts).
-  return out
+  return { ids: out, retimedAssets }
 }
 
 /** Makes the app's project set and partner group set exactly what the manifest says. */

@@ -104,6 +104,11 @@ export const TokenStorePostgres = Layer.effect(
             createdAt: new Date(t.createdAt),
           })
         }),
+      holdSecret: (appId, secretHash) =>
+        write("TokenStore.holdSecret", async (tx) => {
+          const [app] = await tx.select({ secretHash: appsTable.secretHash }).from(appsTable).where(eq(appsTable.id, appId)).for("share")
+          return app?.secretHash === secretHash
+        }),
       grantOf: (hash) =>
         Effect.gen(function* () {
           const freshFrom = yield* ReadsFreshFrom

@@ -1,5 +1,4 @@
-import { Result } from "effect"
-import { decodeAssetConfig, resolveMeetingConfig, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
+import { meetingTimingsOf, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
 import type { BookingTick, LifecycleSnapshot, TickOutcome } from "../../core/ports/lifecycle-scheduler.ts"
 import { loadBooking, toCoreBooking, type BookingRow, type SlotRow, type StoredBooking } from "../postgres/booking-repo.ts"
 import type { Queryable } from "../postgres/database.ts"
@@ -47,13 +46,8 @@ const paymentExpiryOf = async (
 }
 
 /** The asset's resolved meetingConfig (defaults 15/10/15/15, -1 disables). */
-export const meetingConfigOf = async (
-  q: Queryable,
-  stored: StoredBooking,
-): Promise<ResolvedMeetingConfig> => {
-  const decoded = decodeAssetConfig((await assetConfigRaw(q, stored)) ?? {})
-  return resolveMeetingConfig(Result.isSuccess(decoded) ? decoded.success : undefined)
-}
+export const meetingConfigOf = async (q: Queryable, stored: StoredBooking): Promise<ResolvedMeetingConfig> =>
+  meetingTimingsOf(await assetConfigRaw(q, stored))
 
 /**
  * One tick in its own transaction with the fired ledger (Temporal activities, tests): a tick

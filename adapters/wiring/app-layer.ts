@@ -73,12 +73,14 @@ const stores = (storage: Storage) =>
  * not compile); the driver (SqlDatabase, MemoryDb) stays inside.
  *
  * The whole application as one layer: workers over use cases over signals over stores over
- * infrastructure. Use cases depend on ports only; workers depend on use cases; nothing
- * depends on a worker, so the graph has no cycle.
+ * infrastructure. Use cases depend on ports, and the manifest's on the booking lifecycle;
+ * workers depend on use cases; nothing depends on a worker, so the graph has no cycle.
  */
 export const appLayer = (inputs: AppInputs) =>
   lifecycleWorkers({ background: inputs.background ?? false, workerDeps: inputs.workerDeps }).pipe(
-    Layer.provideMerge(Layer.mergeAll(bookingsUseCases, paymentsUseCases, membersUseCases, lifecycleUseCases)),
+    Layer.provideMerge(Layer.mergeAll(paymentsUseCases, membersUseCases, lifecycleUseCases)),
+    // Below the others: the manifest (Tenancy) re-plans the ticks of bookings (BookingLifecycle).
+    Layer.provideMerge(bookingsUseCases),
     Layer.provideMerge(lifecycleSignals),
     Layer.provideMerge(stores(inputs.storage)),
     Layer.provideMerge(infra(inputs)),

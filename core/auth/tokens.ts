@@ -108,10 +108,21 @@ export class Tokens extends Context.Service<Tokens>()("keyspace/core/Tokens", {
       return app
     })
 
-    /** grant_type app_credentials: an access and a refresh token. */
+    /**
+     * grant_type app_credentials: an access and a refresh token. The secret is verified outside
+     * the transaction (PBKDF2 takes milliseconds); the pair is minted only if that secret is
+     * still the app's, with its row held: a rotation that commits meanwhile would otherwise miss
+     * the refresh token, and a leaked secret's refresh chain would outlive it for ever.
+     */
     const issueForApp = Effect.fn("Tokens.issueForApp")(function* (appId: string, appSecret: string) {
       const app = yield* authenticateApp(appId, appSecret)
-      return yield* pairFor(app.id)
+      return yield* uow.transaction(
+        Effect.gen(function* () {
+          if (!(yield* store.holdSecret(app.id, app.secretHash)))
+            return yield* new Unauthenticated({ reason: "invalid client credentials" })
+          return yield* pairFor(app.id)
+        }),
+      )
     })
 
     /** Refresh rotates: the presented refresh token is revoked exactly once, a new pair is minted. */

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import { parseTimeOfDay, TIME_OF_DAY_PATTERN } from "../shared/local-time.ts"
 
 /**
@@ -113,6 +113,27 @@ export const resolveMeetingConfig = (config: AssetConfig | undefined): ResolvedM
       m?.postStartExpireMinutes ?? MEETING_CONFIG_DEFAULTS.postStartExpireMinutes,
     preEndMinutes: m?.preEndMinutes ?? MEETING_CONFIG_DEFAULTS.preEndMinutes,
   }
+}
+
+/** The ticks' timings a stored (undecoded) asset config gives: an unreadable config has the defaults. */
+export const meetingTimingsOf = (raw: unknown): ResolvedMeetingConfig => {
+  const decoded = decodeAssetConfig(raw ?? {})
+  return resolveMeetingConfig(Result.isSuccess(decoded) ? decoded.success : undefined)
+}
+
+/**
+ * Whether replacing a stored asset config by another moves any tick of its bookings (spec
+ * "Scheduler ticks": timings come from the asset's meetingConfig): their ticks are then planned again.
+ */
+export const retimes = (before: unknown, after: unknown): boolean => {
+  const a = meetingTimingsOf(before)
+  const b = meetingTimingsOf(after)
+  return (
+    a.preStartMinutes !== b.preStartMinutes ||
+    a.postStartWarnMinutes !== b.postStartWarnMinutes ||
+    a.postStartExpireMinutes !== b.postStartExpireMinutes ||
+    a.preEndMinutes !== b.preEndMinutes
+  )
 }
 
 /** Minimum lead time in milliseconds; a day counts as 24 hours. */

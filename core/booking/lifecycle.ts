@@ -7,7 +7,7 @@ import type { BookingTick, LifecycleSnapshot, TickOutcome } from "../ports/lifec
 import { Outbox } from "../ports/outbox.ts"
 import { PaymentStore } from "../ports/payment-store.ts"
 import { TickStore } from "../ports/tick-store.ts"
-import { decodeAssetConfig, resolveMeetingConfig, type ResolvedMeetingConfig } from "./asset-config.ts"
+import { meetingTimingsOf, type ResolvedMeetingConfig } from "./asset-config.ts"
 import { timelineOf, toCoreBooking, type SlotRecord, type StoredBooking } from "./meeting.ts"
 import { occurrenceEventId } from "./recurrence.ts"
 import type { AssetKind } from "./state.ts"
@@ -33,6 +33,11 @@ export class BookingLifecycle extends Context.Service<
   {
     /** In tx: applies `tick` at `at` (the fired ledger is the caller's). */
     readonly applyTick: (tick: BookingTick, at: number) => Effect.Effect<AppliedTick>
+    /**
+     * In tx: plans the pending ticks of every live booking of these assets again, by their
+     * stored configs (a manifest changed their meetingConfig); the bookings re-planned.
+     */
+    readonly replanAssets: (assetIds: ReadonlyArray<string>, at: number) => Effect.Effect<ReadonlyArray<string>>
   }
 >()("keyspace/core/BookingLifecycle") {
   static readonly layer = Layer.effect(
@@ -52,8 +57,7 @@ export class BookingLifecycle extends Context.Service<
         const key = JSON.stringify(raw ?? {})
         const hit = configs.get(key)
         if (hit !== undefined) return hit
-        const decoded = decodeAssetConfig(raw ?? {})
-        const config = resolveMeetingConfig(Result.isSuccess(decoded) ? decoded.success : undefined)
+        const config = meetingTimingsOf(raw)
         if (configs.size > 10_000) configs.clear()
         configs.set(key, config)
         return config
@@ -128,7 +132,14 @@ export class BookingLifecycle extends Context.Service<
         }
       })
 
-      return BookingLifecycle.of({ applyTick })
+      const replanAssets = Effect.fn("BookingLifecycle.replanAssets")(function* (assetIds: ReadonlyArray<string>, at: number) {
+        if (assetIds.length === 0) return []
+        const live = yield* bookings.lockLiveOfAssets(assetIds, at)
+        for (const { stored, assetConfig } of live) yield* reschedule(stored, configOf(assetConfig), at)
+        return live.map(({ stored }) => stored.row.id)
+      })
+
+      return BookingLifecycle.of({ applyTick, replanAssets })
     }),
   )
 }

@@ -57,6 +57,14 @@ export class BookingStore extends Context.Service<
     /** In tx: the booking under a row lock, so concurrent changes of it serialize. */
     readonly loadForUpdate: (id: string) => Effect.Effect<Option.Option<StoredBooking>>
     /**
+     * In tx: the bookings of these assets with a live occurrence not yet ended at `now`, each
+     * under a row lock (waited for, in id order), with its asset's stored config (undecoded).
+     */
+    readonly lockLiveOfAssets: (
+      assetIds: ReadonlyArray<string>,
+      now: number,
+    ) => Effect.Effect<ReadonlyArray<{ readonly stored: StoredBooking; readonly assetConfig: unknown }>>
+    /**
      * In tx: the booking, its slots, the create history and its events; an overlap is SlotTaken.
      * `ticks`: the new booking's first lifecycle ticks (TickStore rows), written with it in the
      * same round trip on PostgreSQL (a free create is then one batch).

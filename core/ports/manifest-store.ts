@@ -3,6 +3,16 @@ import type { StateConflict } from "../shared/errors.ts"
 import type { Manifest } from "../tenancy/manifest.ts"
 import type { ManifestIds } from "../tenancy/manifest-ids.ts"
 
+/** What applying a manifest did. */
+export interface ManifestApplied {
+  readonly ids: ManifestIds
+  /**
+   * Rooms and desks that existed before and whose config now plans ticks differently
+   * (asset-config.ts `retimes`): their live bookings' ticks are planned again.
+   */
+  readonly retimedAssets: ReadonlyArray<string>
+}
+
 /** Tenancy as provisioned by the operator's manifest. */
 export class ManifestStore extends Context.Service<
   ManifestStore,
@@ -11,7 +21,7 @@ export class ManifestStore extends Context.Service<
      * Applies a validated manifest (idempotent; in tx) and returns the key -> id map; a phone or
      * employee id a user outside the manifest holds fails it, nothing written.
      */
-    readonly apply: (manifest: Manifest) => Effect.Effect<ManifestIds, StateConflict>
+    readonly apply: (manifest: Manifest) => Effect.Effect<ManifestApplied, StateConflict>
     /** The key -> id map of everything provisioned so far. */
     readonly ids: () => Effect.Effect<ManifestIds>
     /** How many projects exist, and the id of the one keyed `demo` (the demo seed's check). */

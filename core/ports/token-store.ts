@@ -9,6 +9,12 @@ export class TokenStore extends Context.Service<
     readonly app: (appId: string) => Effect.Effect<Option.Option<AppRecord>>
     readonly insert: (token: NewToken) => Effect.Effect<void>
     /**
+     * In tx: takes the app's row (by its id), shared, as a secret rotation takes it to write, and
+     * tells whether its secret hash is still `secretHash`. Tokens minted after it in the same
+     * transaction were granted by the secret the app has when they commit.
+     */
+    readonly holdSecret: (appId: string, secretHash: string) => Effect.Effect<boolean>
+    /**
      * The grant behind a token hash, current as of a read that starts now (every process's
      * caches follow any committed revocation or app change): the hot path of every request.
      */

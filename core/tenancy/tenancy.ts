@@ -1,5 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
+import { BookingLifecycle } from "../booking/lifecycle.ts"
 import { Clock } from "../ports/clock.ts"
+import { LifecycleSignals } from "../ports/lifecycle-signals.ts"
 import { ManifestStore } from "../ports/manifest-store.ts"
 import { Secrets } from "../ports/secrets.ts"
 import { TokenStore } from "../ports/token-store.ts"
@@ -16,6 +18,8 @@ export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy",
     const tokens = yield* TokenStore
     const secrets = yield* Secrets
     const clock = yield* Clock
+    const lifecycle = yield* BookingLifecycle
+    const signals = yield* LifecycleSignals
 
     /**
      * PUT /admin/v1/manifest: applies a decoded manifest in one transaction. `extraErrors` are
@@ -30,7 +34,17 @@ export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy",
       if (messages.length > 0) return yield* new ValidationFailed({ messages })
       // Every process's caches follow this commit without a call here (cache_epoch triggers).
       // A phone or employee id held by a user outside the manifest fails it (StateConflict).
-      return yield* uow.transaction(store.apply(stored))
+      // A room or desk whose meetingConfig changed has its live bookings' ticks planned again in
+      // the same transaction: ticks planned by the old timings would be skipped by the new ones.
+      const applied = yield* uow.transaction(
+        Effect.gen(function* () {
+          const applied = yield* store.apply(stored)
+          const replanned = yield* lifecycle.replanAssets(applied.retimedAssets, clock.now())
+          return { ids: applied.ids, replanned }
+        }),
+      )
+      for (const bookingId of applied.replanned) yield* signals.bookingCommitted(bookingId, "update")
+      return applied.ids
     })
 
     /** GET /admin/v1/manifest/ids. */
@@ -64,7 +78,7 @@ export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy",
       }
       const appSecret = secrets.opaqueToken()
       // An empty database holds no phone or employee id to conflict with.
-      const ids = yield* uow.transaction(store.apply(demoManifest(appSecret))).pipe(Effect.orDie)
+      const { ids } = yield* uow.transaction(store.apply(demoManifest(appSecret))).pipe(Effect.orDie)
       const projectId = ids.projects.demo?.id
       if (projectId === undefined) return yield* Effect.die(new Error("the demo manifest provisioned no demo project"))
       const seed: DemoSeed = { seeded: true, appId: "demo-app", appSecret, projectId }

@@ -3,9 +3,11 @@ import { afterAll, describe, expect, it } from "vitest"
 import { defaultMeetingConfig } from "../../../core/booking/timeline.ts"
 import type { LifecycleSnapshot } from "../../../core/ports/lifecycle-scheduler.ts"
 import { LifecycleSignals } from "../../../core/ports/lifecycle-signals.ts"
+import { ManifestStore } from "../../../core/ports/manifest-store.ts"
 import { Outbox } from "../../../core/ports/outbox.ts"
 import { TickStore } from "../../../core/ports/tick-store.ts"
 import { UnitOfWork } from "../../../core/ports/unit-of-work.ts"
+import { Tenancy } from "../../../core/tenancy/tenancy.ts"
 import { parseConfig } from "../../../adapters/config/config.ts"
 import { SchedulerWake } from "../../../adapters/scheduler/signals.ts"
 import { makeAppRuntime } from "../../../adapters/wiring/app-layer.ts"
@@ -70,5 +72,42 @@ describe("lifecycle ports (memory profile)", () => {
     failing()
     await runtime.runPromise(Effect.flatMap(LifecycleSignals, (s) => s.bookingCommitted("b1", "cancel")))
     expect(seen).toEqual(["b1:create"])
+  })
+})
+
+describe("a manifest's retimed rooms (memory profile)", () => {
+  const manifest = (meetingConfig?: Record<string, number>, name = "Lotus") => ({
+    projects: [
+      {
+        key: "hq",
+        name: "HQ",
+        timezone: "Asia/Bangkok",
+        zones: [{ key: "a", name: "A", floors: [{ key: "a-1", name: "1" }] }],
+        rooms: [{ key: "r1", name, zone: "a", floor: "a-1", config: meetingConfig === undefined ? {} : { meetingConfig } }],
+      },
+    ],
+  })
+  const apply = (m: ReturnType<typeof manifest>) =>
+    runtime.runPromise(
+      Effect.gen(function* () {
+        const uow = yield* UnitOfWork
+        const store = yield* ManifestStore
+        return yield* uow.transaction(store.apply(m as never))
+      }),
+    )
+
+  it("a room whose timings change is retimed; a new room, a rename or the same timings spelled out are not", async () => {
+    const first = await apply(manifest())
+    expect(first.retimedAssets).toEqual([])
+    expect((await apply(manifest(undefined, "Lotus 2"))).retimedAssets).toEqual([])
+    expect((await apply(manifest({ preStartMinutes: 15, postStartExpireMinutes: 15 }))).retimedAssets).toEqual([])
+    expect((await apply(manifest({ postStartExpireMinutes: 20 }))).retimedAssets).toEqual([first.ids.projects.hq!.rooms.r1])
+  })
+
+  it("the manifest use case applies a retiming without bookings to re-plan", async () => {
+    const applyThrough = (m: ReturnType<typeof manifest>) => runtime.runPromise(Effect.flatMap(Tenancy, (t) => t.applyManifest(m as never)))
+    await applyThrough(manifest({ postStartExpireMinutes: 5 }))
+    const ids = await applyThrough(manifest({ postStartExpireMinutes: 25 }))
+    expect(ids.projects.hq?.rooms.r1).toBeDefined()
   })
 })
