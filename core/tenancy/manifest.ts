@@ -39,6 +39,24 @@ const Equipments = Schema.Struct({
   projector: Schema.Boolean,
   speaker: Schema.Boolean,
 })
+/**
+ * An asset config the operator may provision: the engine's schema, and a check-in window that
+ * is not empty. Check-in opens preStartMinutes before the start (15 when -1 or absent) and the
+ * no-show cancel comes postStartExpireMinutes after it: both 0 would cancel every booking at its
+ * start, before anyone could check in.
+ */
+const ProvisionedAssetConfig = AssetConfig.check(
+  Schema.makeFilter((config) => {
+    const m = config.meetingConfig
+    return m?.preStartMinutes === 0 && m.postStartExpireMinutes === 0
+      ? {
+          path: ["meetingConfig", "postStartExpireMinutes"],
+          issue: "must be above 0 when check-in opens at the start (preStartMinutes 0): every booking would be cancelled as a no-show before anyone could check in",
+        }
+      : undefined
+  }),
+)
+
 const assetFields = {
   key: Key,
   name: Text,
@@ -52,7 +70,7 @@ const assetFields = {
   pictureUrls: Schema.optionalKey(Schema.Array(Schema.String)),
   chargeRate: Schema.optionalKey(ChargeRate),
   // The engine's own schema: a config the manifest accepts is one the booking rules read.
-  config: Schema.optionalKey(AssetConfig),
+  config: Schema.optionalKey(ProvisionedAssetConfig),
 }
 
 export const ManifestRoom = Schema.Struct({

@@ -133,4 +133,27 @@ describe.each(ENGINES)("booking limits on %s", (engine) => {
       "projects.0.desks.0.index: Expected a value less than or equal to 2147483647",
     ])
   })
+
+  it("a meetingConfig that opens check-in at the start and cancels no-shows at the start (both 0) is 400 SV001: no booking could be checked in", async () => {
+    const manifest = (meetingConfig: Record<string, number>) => ({
+      projects: [
+        {
+          key: "annex",
+          name: "Annex",
+          timezone: "Asia/Bangkok",
+          zones: [{ key: "a", name: "A", floors: [{ key: "a-1", name: "A1" }] }],
+          rooms: [{ key: "r", name: "R", zone: "a", floor: "a-1", config: { meetingConfig } }],
+        },
+      ],
+    })
+    const refused = await h.admin("PUT", "/manifest", manifest({ preStartMinutes: 0, postStartExpireMinutes: 0 }))
+    expect(refused.status).toBe(400)
+    expect(refused.body.code).toBe("SV001")
+    expect(refused.body.message).toEqual([
+      "projects.0.rooms.0.config.meetingConfig.postStartExpireMinutes: must be above 0 when check-in opens at the start (preStartMinutes 0): every booking would be cancelled as a no-show before anyone could check in",
+    ])
+    // Either alone leaves a window: check-in from the start until the deadline, or from 15 minutes before.
+    expect((await h.admin("PUT", "/manifest", manifest({ preStartMinutes: 0, postStartExpireMinutes: 1 }))).status).toBe(200)
+    expect((await h.admin("PUT", "/manifest", manifest({ preStartMinutes: -1, postStartExpireMinutes: 0 }))).status).toBe(200)
+  })
 })
