@@ -37,7 +37,7 @@ import { laterOccurrenceViolations } from "./series-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
 import { draftPreview, type DraftPreview } from "./draft-preview.ts"
 import { liveSlotOf } from "./meeting-records.ts"
-import { extensionWindow } from "./paid-extension.ts"
+import { extensionWindow, sumOfSummaries } from "./paid-extension.ts"
 import { BookingRuleViolated, IllegalTransition, SlotTaken, TooManyUnpaidHolds } from "./errors.ts"
 import {
   currentSlot,
@@ -302,9 +302,11 @@ export class Bookings extends Context.Service<
           ...assetRuleViolations(asset.config, tz, start, end, now, kind),
         ]
         violations.push(...laterOccurrenceViolations(asset.config, tz, occurrences, now, kind))
+        // An unknown discount code is reported with the times' violations (one 400, a message each).
+        const discountsRead = paid ? yield* Effect.result(createDiscounts(asset.projectId, c.payment.discountCode)) : Result.succeed([])
+        if (Result.isFailure(discountsRead)) violations.push(...discountsRead.failure.messages)
         if (violations.length > 0) return yield* new BookingRuleViolated({ messages: [...new Set(violations)] })
-
-        const discounts = paid ? yield* createDiscounts(asset.projectId, c.payment.discountCode) : []
+        const discounts = Result.isSuccess(discountsRead) ? discountsRead.success : []
         const price = paid ? priceOf(asset.chargeRate, start, end, tz, discounts) : undefined
         const unpayable = price === undefined ? [] : paymentAmountViolations(price)
         if (unpayable.length > 0) return yield* new BookingRuleViolated({ messages: unpayable })
@@ -426,7 +428,15 @@ export class Bookings extends Context.Service<
             const discounts = isPaid(asset.chargeRate)
               ? yield* extensionDiscounts(asset.projectId, c.payment.discountCode, visible.row.discountCode)
               : []
-            return { asset, attendees, discounts }
+            // What the booking's payments collected: the base an extension is charged from.
+            const paid = isPaid(asset.chargeRate)
+              ? sumOfSummaries(
+                  ((yield* payments.byBookings([visible.row.id])).get(visible.row.id) ?? [])
+                    .filter((x) => x.status === "paid")
+                    .map((x) => x.summary),
+                )
+              : sumOfSummaries([])
+            return { asset, attendees, discounts, paid }
           })
 
         const plan = (stored: StoredBooking, { asset, attendees }: Effect.Success<ReturnType<typeof context>>) =>
@@ -439,8 +449,11 @@ export class Bookings extends Context.Service<
             let end = c.end
             let timePeriod: string | null | undefined
             if (c.timePeriod !== undefined) {
-              // Without a new start the period is taken on the booking's current local day.
-              const base = start ?? startOfLocalDay(localDateOf(current.start, tz), tz)
+              // Without a new start the period is taken on the booking's current local day; a
+              // checked-in booking keeps its start (it cannot move), so it gets the rest of the
+              // period from there, as a create starting inside a period does.
+              const base =
+                start ?? (current.status === "checked-in" ? current.start : startOfLocalDay(localDateOf(current.start, tz), tz))
               const period = yield* periodInterval(asset, base, c.timePeriod)
               start = period.start
               end = period.end
@@ -483,6 +496,7 @@ export class Bookings extends Context.Service<
             const extension = paidExtensionOf({
               chargeRate: asset.chargeRate,
               price: (b) => priceOf(asset.chargeRate, b.start, b.end, asset.timeZone, discounts),
+              paid: needs.paid,
               before,
               updated: planned.result,
             })
@@ -537,15 +551,24 @@ export class Bookings extends Context.Service<
                 kind: stored.row.organizerUserId === stored.row.createdByAppId ? "app" : "person",
               })
             const result = extension !== undefined ? extension.result : planned.result
+            const rowPatch = {
+              ...(c.payment.channel === undefined ? {} : { paymentChannel: c.payment.channel }),
+              ...(c.payment.discountCode === undefined ? {} : { discountCode: c.payment.discountCode }),
+              ...(c.payment.returnUrl === undefined ? {} : { frontendRedirectUrl: c.payment.returnUrl }),
+            }
+            // A PATCH that changes nothing (no event: the MODIFY rule of transitions.ts, and no
+            // stored setting) writes nothing: no history entry, no new updatedAt.
+            const unchanged =
+              extension === undefined &&
+              result.events.length === 0 &&
+              (planned.timePeriod === undefined || planned.timePeriod === stored.row.timePeriod) &&
+              Object.entries(rowPatch).every(([key, value]) => stored.row[key as keyof typeof rowPatch] === value)
+            if (unchanged) return { asset, next: stored, from: planned.slot.status, to: planned.slot.status }
             const next = yield* store.saveTransition(stored, planned.slot, result, {
               occurrenceEventId: occurrenceIdOf(stored, planned.slot),
               timePeriod: planned.timePeriod,
               historyData: { fields: c.fields },
-              rowPatch: {
-                ...(c.payment.channel === undefined ? {} : { paymentChannel: c.payment.channel }),
-                ...(c.payment.discountCode === undefined ? {} : { discountCode: c.payment.discountCode }),
-                ...(c.payment.returnUrl === undefined ? {} : { frontendRedirectUrl: c.payment.returnUrl }),
-              },
+              rowPatch,
             })
             const payment =
               extension !== undefined

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { BookingStore } from "../ports/booking-store.ts"
-import { needsPayment } from "../payment/rules.ts"
+import { needsPayment, paymentAmountViolations } from "../payment/rules.ts"
 import * as Interval from "../shared/interval.ts"
 import { formatOffsetDateTime } from "../shared/local-time.ts"
 import type { Asset } from "./asset.ts"
@@ -53,9 +53,14 @@ export const draftPreview = (store: BookingStore["Service"], p: PreviewInput) =>
       // A series' candidate end lengthens or shortens every occurrence alike: each is judged.
       const occurrences =
         p.occurrences.length > 1 ? p.occurrences.map((o) => Interval.make(o.start, o.start + (end - p.start))) : [Interval.make(p.start, end)]
+      const price =
+        end > p.start ? priceOf(asset.chargeRate, p.start, end, tz, p.discounts) : priceOf(asset.chargeRate, 0, 0, tz)
       const violations = [
         ...assetRuleViolations(asset.config, tz, p.start, end, now, kind, { startUnchanged: p.startUnchanged ?? false }),
         ...(end > p.start ? laterOccurrenceViolations(asset.config, tz, occurrences, now, kind) : []),
+        // A create pays the whole price in one payment (an update's draft prices the new times in
+        // full, but its PATCH pays only the difference: judged there).
+        ...(p.exceptBookingId === undefined && isPaid(asset.chargeRate) ? paymentAmountViolations(price) : []),
       ]
       // The asset's own rules first (as create reports them), then other bookings.
       const unavailable =
@@ -64,8 +69,6 @@ export const draftPreview = (store: BookingStore["Service"], p: PreviewInput) =>
           : (yield* store.anyLiveOverlap(asset.id, occurrences, p.exceptBookingId))
             ? "SLOT_TAKEN"
             : undefined
-      const price =
-        end > p.start ? priceOf(asset.chargeRate, p.start, end, tz, p.discounts) : priceOf(asset.chargeRate, 0, 0, tz)
       candidates.push({
         endDateTime: formatOffsetDateTime(end, tz),
         available: unavailable === undefined,

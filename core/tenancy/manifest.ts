@@ -57,6 +57,34 @@ const ProvisionedAssetConfig = AssetConfig.check(
   }),
 )
 
+/**
+ * A discount code: one kind of value, a code as clients type it (codes are matched trimmed and in
+ * any case, so a stored code with surrounding spaces could never be used), and an amount in whole
+ * satang (what a payment carries).
+ */
+const ManifestDiscount = Schema.Struct({
+  key: Key,
+  code: Text.check(
+    Schema.makeFilter((code: string) => (code.trim() === code ? undefined : "must not begin or end with spaces: codes are matched trimmed")),
+  ),
+  name: Text,
+  percentOff: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(100))),
+  amountOff: Schema.optionalKey(
+    Schema.Finite.check(
+      Schema.isGreaterThan(0),
+      Schema.makeFilter((thb: number) =>
+        Math.abs(thb * 100 - Math.round(thb * 100)) < 1e-6 ? undefined : "must be in whole satang (at most 2 decimals)",
+      ),
+    ),
+  ),
+}).check(
+  Schema.makeFilter((d) =>
+    (d.percentOff === undefined) === (d.amountOff === undefined)
+      ? { path: ["percentOff"], issue: "give exactly one of percentOff and amountOff" }
+      : undefined,
+  ),
+)
+
 const assetFields = {
   key: Key,
   name: Text,
@@ -137,17 +165,7 @@ export const ManifestProject = Schema.Struct({
     ),
   ),
   accessGroups: Schema.optionalKey(Schema.Array(Schema.Struct({ key: Key, name: Text }))),
-  discounts: Schema.optionalKey(
-    Schema.Array(
-      Schema.Struct({
-        key: Key,
-        code: Text,
-        name: Text,
-        percentOff: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(100))),
-        amountOff: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0))),
-      }),
-    ),
-  ),
+  discounts: Schema.optionalKey(Schema.Array(ManifestDiscount)),
   users: Schema.optionalKey(
     Schema.Array(
       Schema.Struct({

@@ -134,6 +134,30 @@ describe.each(ENGINES)("booking limits on %s", (engine) => {
     ])
   })
 
+  it("a draft's candidate end whose price one payment cannot carry is not available, with the create's message", async () => {
+    const res = await post({
+      meetingRoomId: w.hq.rooms.dear,
+      startDateTime: at(2, "09:00"),
+      endDateTime: at(2, "10:00"),
+      draft: true,
+      draftEndDateTimes: [at(2, "11:00"), at(2, "12:00")],
+    })
+    expect(res.status).toBe(200)
+    const [two, three] = res.body.data.draftEndDateTimes
+    expect(two).toMatchObject({ available: true, violations: [], amount: 20_000_000 })
+    expect(three).toMatchObject({
+      available: false,
+      unavailableReason: "BOOKING_RULES",
+      violations: ["the price (30000000 THB) is more than one payment can carry (21474836.47 THB)"],
+    })
+  })
+
+  it("a create that breaks the asset's rules and names an unknown discount code gets one message for each", async () => {
+    const res = await post({ meetingRoomId: w.hq.rooms.dear, startDateTime: at(2, "09:00"), endDateTime: "9030-01-08T09:00:00+07:00", discountCode: "NO-SUCH-CODE" })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toEqual(["the booking must not be longer than 366 days", "discountCode: unknown or inactive discount code"])
+  })
+
   it("a meetingConfig that opens check-in at the start and cancels no-shows at the start (both 0) is 400 SV001: no booking could be checked in", async () => {
     const manifest = (meetingConfig: Record<string, number>) => ({
       projects: [

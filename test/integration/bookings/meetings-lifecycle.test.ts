@@ -262,6 +262,18 @@ describe.each(ENGINES)("meeting lifecycle on %s", (engine) => {
       expect(res.status).toBe(200)
       expect(res.body.data).toMatchObject({ startDateTime: at(3, "12:00"), endDateTime: at(3, "18:00"), timePeriod: "afternoon" })
     })
+    it("a checked-in desk booking that switches to a timePeriod keeps its start and gets the rest of the period", async () => {
+      const made = await h.request("POST", "/meetings", {
+        token: w.alice,
+        body: { deskId: w.hq.desks.d2, title: "x", startDateTime: at(0, "09:05"), endDateTime: at(0, "10:00") },
+      })
+      expect(made.status, JSON.stringify(made.body)).toBe(201)
+      const d = made.body.data
+      expect((await act(d._id, "check-in", w.alice)).status).toBe(202)
+      const res = await patch(d._id, w.alice, { timePeriod: "morning" })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body.data).toMatchObject({ status: "checked-in", startDateTime: at(0, "09:05"), endDateTime: at(0, "12:00"), timePeriod: "morning" })
+    })
     it("draft true previews the change and writes nothing", async () => {
       const m = (await bookRoom(h, w.alice, w.hq.rooms.lotus, 3, "09:00", "10:00")).body.data
       const res = await patch(m._id, w.alice, { endDateTime: at(3, "11:00"), draft: true })
@@ -294,6 +306,21 @@ describe.each(ENGINES)("meeting lifecycle on %s", (engine) => {
       expect(rows.map((r) => r.type)).toEqual(["ROOM_BOOK", "ROOM_MODIFY", "ROOM_MODIFY", "ROOM_CANCEL"])
       expect(rows[0]!.projectId).toBe(w.hq.id)
       expect(rows[1]!.payload).toMatchObject({ event: { kind: "MODIFY", bookingId: m._id } })
+    })
+    it("a PATCH that changes nothing (an empty body, or the values the booking already has) writes nothing: no history entry, the same updatedAt", async () => {
+      const m = (await bookRoom(h, w.alice, w.hq.rooms.race, 4, "11:00", "12:00")).body.data
+      const read = async () => (await h.request("GET", `/meetings/${m._id}`, { token: w.alice })).body.data
+      const before = await read()
+      const empty = await patch(m._id, w.alice, {})
+      expect(empty.status).toBe(200)
+      expect(empty.body.data).toMatchObject({ _id: m._id, status: "active", updatedAt: before.updatedAt })
+      expect((await patch(m._id, w.alice, { title: before.title, endDateTime: before.endDateTime })).status).toBe(200)
+      const after = await read()
+      expect(after.histories).toEqual(before.histories)
+      expect(after.updatedAt).toBe(before.updatedAt)
+      // A real change still records its entry.
+      expect((await patch(m._id, w.alice, { title: "changed" })).status).toBe(200)
+      expect((await read()).histories.map((x: any) => x.action)).toEqual(["create", "update"])
     })
     it("an unpaid booking records no BOOK until it is paid", async () => {
       const m = (await bookRoom(h, w.bob, w.hq.rooms.jasmine, 4, "09:00", "10:00")).body.data

@@ -167,6 +167,33 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
     expect(await db().select().from(usersTable)).toEqual(before)
   })
 
+  it("a discount code with surrounding spaces, with both kinds of value or none, or an amount below a satang is 400 SV001, a message each", async () => {
+    const m = building()
+    const project = m.projects![0]!
+    const res = await h.admin("PUT", "/manifest", {
+      ...m,
+      projects: [
+        {
+          ...project,
+          discounts: [
+            { key: "spaced", code: " SP ", name: "Spaced", percentOff: 50 },
+            { key: "both", code: "BOTH", name: "Both", percentOff: 10, amountOff: 5 },
+            { key: "none", code: "NONE", name: "None" },
+            { key: "tiny", code: "TINY", name: "Tiny", amountOff: 0.001 },
+            { key: "fine", code: "FINE", name: "Fine", amountOff: 12.5 },
+          ],
+        },
+      ],
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toEqual([
+      "projects.0.discounts.0.code: must not begin or end with spaces: codes are matched trimmed",
+      "projects.0.discounts.1.percentOff: give exactly one of percentOff and amountOff",
+      "projects.0.discounts.2.percentOff: give exactly one of percentOff and amountOff",
+      "projects.0.discounts.3.amountOff: must be in whole satang (at most 2 decimals)",
+    ])
+  })
+
   it("a phone or employee id held by a user outside the manifest: 409 SV006, nothing written", async () => {
     await h.applyManifest(building({ users: [{ key: "lu", firstName: "Lu", lastName: "A", email: "lu@tower.example", phone: "+66813330001", employeeId: "Y-1" }] }))
     const before = await db().select().from(usersTable)

@@ -219,6 +219,26 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect((await paymentRows(h, m._id)).length).toBe(1)
     })
 
+    it("time paid for and given up by a shorter PATCH is not charged again when the booking grows back; only time beyond what was paid is", async () => {
+      const m = await bookRoom(h, w, "jasmine", "10:00", "11:00", 4)
+      await paid(m)
+      const longer = await patch(m._id, { endDateTime: local("12:00", 4) })
+      expect(longer.body.data.payment).toMatchObject({ amount: 100 })
+      await paid(longer.body.data)
+      const shorter = await patch(m._id, { endDateTime: local("10:30", 4) })
+      expect(shorter.body.data.status).toBe("active")
+      // 200 THB paid covers two hours: back to one, nothing is owed.
+      const back = await patch(m._id, { endDateTime: local("11:00", 4) })
+      expect(back.status).toBe(200)
+      expect(back.body.data.status).toBe("active")
+      expect(back.body.data.payment).toBeUndefined()
+      // Three hours (300 THB) against 200 paid: 100 is owed.
+      const beyond = await patch(m._id, { endDateTime: local("13:00", 4) })
+      expect(beyond.body.data.status).toBe("unpaid")
+      expect(beyond.body.data.payment).toMatchObject({ amount: 100, summary: { subtotal: 100, total: 100, discounts: [] } })
+      expect((await paymentRows(h, m._id)).length).toBe(3)
+    })
+
     it("an extension of a booking nobody checked in to has its payment window cut at the no-show deadline; lapsed there, the no-show follows at the lapse, not backdated", async () => {
       // The window is 5 minutes; the no-show cancel comes 15 minutes after the 14:00 start.
       const m = await bookRoom(h, w, "orchid", "14:00", "15:00", 9)
