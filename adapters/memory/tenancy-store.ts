@@ -5,7 +5,7 @@ import { emailLookupKey } from "../../core/member/identity.ts"
 import { Clock } from "../../core/ports/clock.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { retimes } from "../../core/booking/asset-config.ts"
-import { ManifestStore } from "../../core/ports/manifest-store.ts"
+import { APP_ID_TAKEN, ManifestStore } from "../../core/ports/manifest-store.ts"
 import { RateLimiter } from "../../core/ports/rate-limiter.ts"
 import { Secrets } from "../../core/ports/secrets.ts"
 import { TokenStore } from "../../core/ports/token-store.ts"
@@ -141,6 +141,7 @@ export const ManifestStoreMemory = Layer.effect(
       }
       const apps = new Map(before.apps)
       for (const a of m.apps ?? []) {
+        if ([...apps.values()].some((x) => x.appId === a.appId && x.key !== a.key)) return yield* new StateConflict({ reason: APP_ID_TAKEN })
         const id = keyed(out.apps, a.key)
         const existing = apps.get(id)
         const kept = existing !== undefined && (yield* secrets.verify(a.appSecret, existing.secretHash))
@@ -212,6 +213,8 @@ export const ManifestStoreMemory = Layer.effect(
     })
     return ManifestStore.of({
       apply,
+      // Units of work run one at a time in memory: nothing else can apply meanwhile.
+      serialize: () => requireTx("ManifestStore.serialize"),
       ids: () => Effect.sync(() => structuredClone(tenancy.get().ids)),
       census: () =>
         Effect.sync(() => {

@@ -4,7 +4,7 @@ import { Effect, Layer, Option } from "effect"
 import { Clock } from "../../core/ports/clock.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import { retimes } from "../../core/booking/asset-config.ts"
-import { ManifestStore, type ManifestApplied } from "../../core/ports/manifest-store.ts"
+import { APP_ID_TAKEN, ManifestStore, type ManifestApplied } from "../../core/ports/manifest-store.ts"
 import { Secrets } from "../../core/ports/secrets.ts"
 import { StateConflict } from "../../core/shared/errors.ts"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
@@ -30,7 +30,7 @@ import {
 } from "./schema.ts"
 import { CONFLICT_KEY_OF_CONSTRAINT } from "./member-races.ts"
 import { revokeRefreshTokens } from "./token-store.ts"
-import { inTx, read, SqlDatabase } from "./unit-of-work.ts"
+import { inTx, read, SqlDatabase, write } from "./unit-of-work.ts"
 
 /** What applying a manifest needs besides the transaction: the clock, ids and secret hashing. */
 interface Deps {
@@ -580,12 +580,18 @@ export const ManifestStorePostgres = Layer.effect(
             // An identity key held by a user outside the manifest (its own duplicates are refused
             // before the write): a conflict the operator resolves, not a fault.
             const pg = pgErrorOf(e.cause)
+            if (pg?.code === PG_UNIQUE_VIOLATION && pg.constraint === "apps_app_id_uq")
+              return Effect.fail(new StateConflict({ reason: APP_ID_TAKEN }))
             const key = pg?.code === PG_UNIQUE_VIOLATION ? CONFLICT_KEY_OF_CONSTRAINT[pg.constraint ?? ""] : undefined
             return key === undefined
               ? Effect.die(e.cause)
               : Effect.fail(new StateConflict({ reason: `a manifest user's ${key} is already held by another user` }))
           }),
         ),
+      serialize: () =>
+        write("ManifestStore.serialize", async (tx) => {
+          await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('keyspace:manifest', 11))`)
+        }),
       ids: () => r(readManifestIds),
       census: () =>
         r((q) =>

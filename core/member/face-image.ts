@@ -33,6 +33,31 @@ const MAX_RAW_CHARS = Math.ceil(MAX_FACE_BYTES / 3) * 4 * 2
 const startsWith = (bytes: Uint8Array, magic: ReadonlyArray<number>) =>
   bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b)
 
+/** A JPEG's start of scan and end of image markers. */
+const JPEG_SOS = [0xff, 0xda] as const
+const JPEG_EOI = [0xff, 0xd9] as const
+/** PNG chunk types: the header must come first, the end last. */
+const PNG_IHDR = [0x49, 0x48, 0x44, 0x52] as const
+const PNG_IEND = [0x49, 0x45, 0x4e, 0x44] as const
+
+const at = (bytes: Uint8Array, offset: number, expected: ReadonlyArray<number>) =>
+  offset >= 0 && offset + expected.length <= bytes.length && expected.every((b, i) => bytes[offset + i] === b)
+
+/**
+ * Beyond the magic bytes (spec: "type verified by magic bytes"), the frame of a whole image, so
+ * a header alone or a cut upload is refused (rule 4, "an invalid image") before it is stored and
+ * earns the member's one auto-generated card: a JPEG has a start of scan and ends with its end
+ * of image marker; a PNG's first chunk is IHDR and its last IEND. Pixels are not decoded.
+ */
+const isWholeJpeg = (bytes: Uint8Array): boolean => {
+  if (!at(bytes, bytes.length - 2, JPEG_EOI)) return false
+  for (let i = 2; i < bytes.length - 3; i++) if (bytes[i] === 0xff && at(bytes, i, JPEG_SOS)) return true
+  return false
+}
+
+const isWholePng = (bytes: Uint8Array): boolean =>
+  at(bytes, 8, [0, 0, 0, 13]) && at(bytes, 12, PNG_IHDR) && at(bytes, bytes.length - 12, [0, 0, 0, 0]) && at(bytes, bytes.length - 8, PNG_IEND)
+
 /** Decoded size from the encoded length and padding alone, before any decoding work. */
 export const decodedBase64Length = (base64: string): number => {
   const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0
@@ -81,6 +106,8 @@ export const decodeFaceImage = (input: string): Result.Result<FaceImage, string>
       ? "image/png"
       : undefined
   if (mimeType === undefined) return Result.fail("face is not a JPEG or PNG image")
+  if (!(mimeType === "image/jpeg" ? isWholeJpeg(bytes) : isWholePng(bytes)))
+    return Result.fail(`face is not a whole ${mimeType === "image/jpeg" ? "JPEG" : "PNG"} image (truncated or only a header)`)
   if (declared !== undefined && declared !== mimeType) {
     return Result.fail(`face data URI declares ${declared} but the image is ${mimeType}`)
   }

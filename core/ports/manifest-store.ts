@@ -3,6 +3,9 @@ import type { StateConflict } from "../shared/errors.ts"
 import type { Manifest } from "../tenancy/manifest.ts"
 import type { ManifestIds } from "../tenancy/manifest-ids.ts"
 
+/** The conflict of a manifest app whose appId another app (another key) already has. */
+export const APP_ID_TAKEN = "a manifest app's appId is already the appId of an app with another key"
+
 /** What applying a manifest did. */
 export interface ManifestApplied {
   readonly ids: ManifestIds
@@ -22,6 +25,11 @@ export class ManifestStore extends Context.Service<
      * employee id a user outside the manifest holds fails it, nothing written.
      */
     readonly apply: (manifest: Manifest) => Effect.Effect<ManifestApplied, StateConflict>
+    /**
+     * In tx: waits until no other manifest apply or demo seed is running on any process, and
+     * keeps them out until the transaction ends (two applies of one new key would both insert it).
+     */
+    readonly serialize: () => Effect.Effect<void>
     /** The key -> id map of everything provisioned so far. */
     readonly ids: () => Effect.Effect<ManifestIds>
     /** How many projects exist, and the id of the one keyed `demo` (the demo seed's check). */

@@ -38,6 +38,7 @@ export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy",
       // the same transaction: ticks planned by the old timings would be skipped by the new ones.
       const applied = yield* uow.transaction(
         Effect.gen(function* () {
+          yield* store.serialize()
           const applied = yield* store.apply(stored)
           const replanned = yield* lifecycle.replanAssets(applied.retimedAssets, clock.now())
           return { ids: applied.ids, replanned }
@@ -71,15 +72,26 @@ export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy",
 
     /** Seeds the demo project on an empty database; the credentials to print when it did. */
     const seedDemo = Effect.fn("Tenancy.seedDemo")(function* () {
-      const census = yield* store.census()
-      if (census.projects > 0) {
-        const seed: DemoSeed = { seeded: false, projectId: Option.getOrUndefined(census.demoProjectId) }
+      const appSecret = secrets.opaqueToken()
+      // Checked and seeded under the manifest's lock: processes starting together on one new
+      // database seed it once (the others find it seeded), never a duplicate key.
+      const outcome = yield* uow
+        .transaction(
+          Effect.gen(function* () {
+            yield* store.serialize()
+            const census = yield* store.census()
+            if (census.projects > 0) return { _tag: "Found", census } as const
+            // An empty database holds no phone or employee id to conflict with.
+            const { ids } = yield* store.apply(demoManifest(appSecret))
+            return { _tag: "Seeded", ids } as const
+          }),
+        )
+        .pipe(Effect.orDie)
+      if (outcome._tag === "Found") {
+        const seed: DemoSeed = { seeded: false, projectId: Option.getOrUndefined(outcome.census.demoProjectId) }
         return seed
       }
-      const appSecret = secrets.opaqueToken()
-      // An empty database holds no phone or employee id to conflict with.
-      const { ids } = yield* uow.transaction(store.apply(demoManifest(appSecret))).pipe(Effect.orDie)
-      const projectId = ids.projects.demo?.id
+      const projectId = outcome.ids.projects.demo?.id
       if (projectId === undefined) return yield* Effect.die(new Error("the demo manifest provisioned no demo project"))
       const seed: DemoSeed = { seeded: true, appId: "demo-app", appSecret, projectId }
       return seed

@@ -64,8 +64,11 @@ describe("partner members over HTTP", () => {
       unit: { roomId: project.units.u1, role: "owner" },
     })
 
+    // A whole JPEG's frame: start of image, start of scan, end of image.
     const face = Buffer.alloc(256)
     face.set([0xff, 0xd8, 0xff, 0xe0])
+    face.set([0xff, 0xda], 4)
+    face.set([0xff, 0xd9], 254)
     const creds = await t.call("PUT", `${path}/credentials`, {
       token,
       body: {

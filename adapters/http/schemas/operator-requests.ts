@@ -11,7 +11,12 @@ export const ClockAdvanceRequest = Schema.Struct({
 
 /** The app_id of the token grant (manifest `apps[].appId`), as a path parameter. */
 export const AppIdParam = Schema.Struct({
-  appId: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(128)),
+  appId: Schema.String.check(
+    Schema.isMinLength(1),
+    Schema.isMaxLength(128),
+    // A percent-encoded NUL reached PostgreSQL (a 500): no app id holds a control character.
+    Schema.makeFilter((id: string) => (/\p{Cc}/u.test(id) ? "must not contain control characters" : undefined)),
+  ),
 })
 
 /** Body of POST /admin/v1/apps/{appId}/secret: empty (a secret is generated) or a chosen secret. */

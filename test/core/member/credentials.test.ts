@@ -18,7 +18,8 @@ import {
 } from "../../../core/member/credentials.ts"
 import type { CardIssuer, MemberCard, PartnerMember } from "../../../core/member/state.ts"
 
-const JPEG_B64 = btoa(String.fromCharCode(0xff, 0xd8, 0xff, 0xe0, 0, 0x10))
+/** The frame of a whole JPEG (start of image, start of scan, end of image): what decodeFaceImage checks. */
+const JPEG_B64 = btoa(String.fromCharCode(0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0xff, 0xda, 0, 0xff, 0xd9))
 const CONSENT = "2025-01-01T09:00:00+07:00"
 
 /** Deterministic issuer: counting ids, a scripted byte stream, a set of taken numbers. */

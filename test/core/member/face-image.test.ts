@@ -6,8 +6,14 @@ import {
   MAX_FACE_BYTES,
 } from "../../../core/member/face-image.ts"
 
-const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46])
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])
+/** A JPEG's frame: start of image (APP0 JFIF), start of scan, end of image. */
+const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xff, 0xda, 0x00, 0xff, 0xd9])
+/** A PNG's frame: signature, IHDR first (13 bytes and CRC), IEND last. */
+const PNG = new Uint8Array([
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a,
+  0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89,
+  0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+])
 const GIF = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61])
 
 const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
@@ -67,10 +73,20 @@ describe("face image (PartnerCredentialsRequest.face)", () => {
   it("max 10 MB decoded: exactly 10 MB passes, one byte more is refused", () => {
     const exact = new Uint8Array(MAX_FACE_BYTES)
     exact.set(JPEG)
+    exact.set([0xff, 0xd9], MAX_FACE_BYTES - 2)
     expect(Result.isSuccess(decodeFaceImage(Buffer.from(exact).toString("base64")))).toBe(true)
     const over = new Uint8Array(MAX_FACE_BYTES + 1)
     over.set(JPEG)
     expect(failure(Buffer.from(over).toString("base64"))).toContain("10 MB")
+  })
+
+  it("the magic bytes alone, or an image cut off before its end, are not a whole image (rule 4: an invalid image is 400)", () => {
+    expect(failure("/9j/")).toContain("not a whole JPEG")
+    expect(failure("iVBORw0KGgo=")).toContain("not a whole PNG")
+    expect(failure(`data:image/png;base64,${b64(PNG.slice(0, 20))}`)).toContain("not a whole PNG")
+    expect(failure(b64(JPEG.slice(0, JPEG.length - 1)))).toContain("not a whole JPEG")
+    // No start of scan: a header and an end marker only.
+    expect(failure(b64(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0xff, 0xd9])))).toContain("not a whole JPEG")
   })
 
   it("a huge string is refused before any decoding", () => {

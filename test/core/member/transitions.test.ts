@@ -14,7 +14,7 @@ import {
   transition,
 } from "../../../core/member/transitions.ts"
 
-const JPEG_B64 = btoa(String.fromCharCode(0xff, 0xd8, 0xff, 0xe0))
+const JPEG_B64 = btoa(String.fromCharCode(0xff, 0xd8, 0xff, 0xe0, 0xff, 0xda, 0, 0xff, 0xd9))
 const CONSENT = "2025-01-01T09:00:00+07:00"
 const GROUPS = ["g1", "g2"]
 

@@ -96,6 +96,10 @@ describe("operator credentials: rotate an app secret, read the ids again", () =>
     const short = await h.admin("POST", "/apps/demo-app/secret", { appSecret: "short" })
     expect(short.status).toBe(400)
     expect(short.body.code).toBe("SV001")
+    // A percent-encoded NUL reached the database (a 500) before.
+    const nul = await h.admin("POST", "/apps/%00/secret")
+    expect(nul.status).toBe(400)
+    expect(nul.body).toMatchObject({ code: "SV001", message: ["appId: must not contain control characters"] })
   })
 
   it("the operator routes need the operator token", async () => {

@@ -193,18 +193,7 @@ export const startPartnerWorld = async (
   }
 }
 
-/** Base64 of a minimal JPEG header padded to `bytes` decoded bytes. */
-export const jpegBase64 = (bytes: number): string => {
-  const buf = Buffer.alloc(bytes)
-  buf.set([0xff, 0xd8, 0xff, 0xe0])
-  return buf.toString("base64")
-}
-
-export const pngBase64 = (bytes = 64): string => {
-  const buf = Buffer.alloc(bytes)
-  buf.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return buf.toString("base64")
-}
+export { jpegBase64, pngBase64 } from "../../support/face-images.ts"
 
 export const CONSENT = "2030-01-07T09:00:00+07:00"
 

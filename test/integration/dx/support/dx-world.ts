@@ -1,3 +1,4 @@
+import { pngBase64 as framedPng } from "../../../support/face-images.ts"
 import type { Manifest } from "../../../../core/tenancy/manifest.ts"
 
 /** A small tenant for the developer-experience suites: no webhooks, so nothing leaves the host. */
@@ -56,10 +57,5 @@ export const dxManifest = (): Manifest => ({
   ],
 })
 
-/** Fake PNG bytes (magic number first) as base64, as the partner suite uses. */
-export const pngBase64 = (bytes = 64): string => {
-  const buf = Buffer.alloc(bytes)
-  buf.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  buf.fill(7, 8)
-  return buf.toString("base64")
-}
+/** A whole PNG whose body bytes are 7 (easy to spot if it ever reached a log line). */
+export const pngBase64 = (bytes = 64): string => framedPng(bytes, 7)
