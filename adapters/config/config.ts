@@ -91,21 +91,64 @@ const promptPayId = (env: Env): string => {
   return digits
 }
 
+/** Whether an ISO 8601 date-time's date and time of day exist (2030-02-30, 24:30 do not). */
+const isCalendarDateTime = (text: string): boolean => {
+  const m = /^([+-]?\d{4,6})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(text)
+  if (m === null) return false
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [number, number, number, number, number, number]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60
+}
+
+/** The SSL modes the PostgreSQL driver implements (postgres-js). */
+const SSL_MODES = ["disable", "allow", "prefer", "require", "verify-full"]
+
+/**
+ * What the driver would fail on later with a stack instead of a line: not a postgres:// URL, a
+ * percent sign that is no escape (the driver decodes user, password and database), an SSL mode
+ * it does not know.
+ */
+const databaseUrlFaults = (databaseUrl: string): void => {
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError("DATABASE_URL", "must be a postgres:// URL")
+  let url: URL
+  try {
+    url = new URL(databaseUrl)
+  } catch {
+    throw new ConfigError("DATABASE_URL", "is not a URL (a password with @, /, : or % must be percent-encoded)")
+  }
+  for (const part of [url.username, url.password, url.pathname])
+    try {
+      decodeURIComponent(part)
+    } catch {
+      throw new ConfigError("DATABASE_URL", "has a % that is not a percent-escape (write a literal % in a password as %25)")
+    }
+  const sslmode = url.searchParams.get("sslmode")
+  if (sslmode !== null && !SSL_MODES.includes(sslmode))
+    throw new ConfigError("DATABASE_URL", `sslmode must be one of ${SSL_MODES.join(", ")}, got "${sslmode}"`)
+}
+
 const Url = Schema.String.check(Schema.isPattern(/^(https?|postgres(ql)?):\/\/\S+$/))
 
 export const parseConfig = (env: Env): Config => {
   const port = int(env, "PORT", 3000, 0, 65535)
   const publicUrl = (env.KEYSPACE_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, "")
   if (!Schema.is(Url)(publicUrl)) throw new ConfigError("KEYSPACE_PUBLIC_URL", "must be an http(s) URL")
+  // Paths are appended to it (pay links, the OpenAPI servers): a query or fragment would swallow them.
+  if (/[?#]/.test(publicUrl)) throw new ConfigError("KEYSPACE_PUBLIC_URL", "must not carry a query or a fragment")
   const databaseUrl = env.DATABASE_URL || undefined
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
-    throw new ConfigError("DATABASE_URL", "must be a postgres:// URL")
+  if (databaseUrl !== undefined) databaseUrlFaults(databaseUrl)
+  const scheduler = oneOf(env, "KEYSPACE_SCHEDULER", ["embedded", "temporal"] as const, "embedded")
+  if (scheduler === "temporal" && databaseUrl === undefined)
+    throw new ConfigError("KEYSPACE_SCHEDULER", "temporal needs DATABASE_URL: its workers apply ticks in PostgreSQL, which the embedded database is not")
   const clockMode = oneOf(env, "KEYSPACE_CLOCK", ["system", "manual"] as const, "system")
   let clockStart: number | undefined
   if (env.KEYSPACE_CLOCK_START) {
     const ms = Date.parse(env.KEYSPACE_CLOCK_START)
     if (!/T.*(Z|[+-]\d\d:?\d\d)$/i.test(env.KEYSPACE_CLOCK_START) || Number.isNaN(ms))
       throw new ConfigError("KEYSPACE_CLOCK_START", "must be an ISO 8601 date-time with an offset")
+    // Date.parse rolls 2030-02-30 into March: a day the calendar lacks is refused, not moved.
+    if (!isCalendarDateTime(env.KEYSPACE_CLOCK_START))
+      throw new ConfigError("KEYSPACE_CLOCK_START", "is not a date of the calendar (month, day, hour or minute out of range)")
     // The clock's own range (an advance refuses to leave it): later, what it stamps ahead of
     // itself (a refresh token's 30 days) would not be a date PostgreSQL reads.
     if (ms < 0 || ms > LATEST_CLOCK_INSTANT)
@@ -130,7 +173,7 @@ export const parseConfig = (env: Env): Config => {
     webhookCaFile: env.KEYSPACE_WEBHOOK_CA_FILE || undefined,
     payments: oneOf(env, "KEYSPACE_PAYMENTS", ["sandbox"] as const, "sandbox"),
     promptPayId: promptPayId(env),
-    scheduler: oneOf(env, "KEYSPACE_SCHEDULER", ["embedded", "temporal"] as const, "embedded"),
+    scheduler,
     temporal: {
       address: env.TEMPORAL_ADDRESS || "localhost:7233",
       namespace: env.TEMPORAL_NAMESPACE || "default",

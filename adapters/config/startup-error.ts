@@ -23,9 +23,10 @@ const target = (databaseUrl: string | undefined) => {
       where: `${u.hostname || "localhost"}:${u.port || "5432"}`,
       database: decodeURIComponent(u.pathname.replace(/^\//, "")) || decodeURIComponent(u.username) || "postgres",
       user: decodeURIComponent(u.username) || "(default user)",
+      sslmode: u.searchParams.get("sslmode"),
     }
   } catch {
-    return { where: "?", database: "?", user: "?" }
+    return { where: "?", database: "?", user: "?", sslmode: null }
   }
 }
 
@@ -47,13 +48,19 @@ export const startupFailureMessage = (e: unknown, env: Env): string | undefined 
   }
   const t = target(env.DATABASE_URL)
   switch (code) {
-    case "ECONNREFUSED":
     case "ECONNRESET":
+      // Asked for SSL, a server without it closes the connection: say so, not "unreachable".
+      if (t.sslmode === "require" || t.sslmode === "verify-full")
+        return `DATABASE_URL: PostgreSQL at ${t.where} closed the connection when asked for SSL (sslmode=${t.sslmode}). Enable SSL on the server or set sslmode=prefer or disable.`
+      return `DATABASE_URL: cannot reach PostgreSQL at ${t.where} (${code}). Start the database server or fix the host and port in DATABASE_URL.`
+    case "ECONNREFUSED":
     case "EHOSTUNREACH":
     case "ENETUNREACH":
     case "CONNECT_TIMEOUT":
     case "ETIMEDOUT":
       return `DATABASE_URL: cannot reach PostgreSQL at ${t.where} (${code}). Start the database server or fix the host and port in DATABASE_URL.`
+    case "MIGRATION_FAILED":
+      return `DATABASE_URL: the database "${t.database}" on ${t.where} could not be migrated, nothing was changed (${message}). A database holding tables Keyspace did not create cannot be used: point DATABASE_URL at an empty database or one Keyspace created.`
     case "HANDSHAKE_TIMEOUT":
       return `DATABASE_URL: ${t.where} accepted the connection but gave no PostgreSQL answer (${message}). Check that DATABASE_URL names a PostgreSQL server.`
     case "ENOTFOUND":

@@ -38,7 +38,8 @@ export const migratePostgres = async (client: Sql, migrationsFolder: string): Pr
   } catch (e) {
     // Nothing was applied (one transaction). One text of ~200 statements names neither the
     // migration nor the statement that failed: replayed one by one, and rolled back again, they do.
-    throw await locateFailure(client, pendingOf, journalTags(migrationsFolder), e)
+    const located = await locateFailure(client, pendingOf, journalTags(migrationsFolder), e)
+    throw new MigrationFailed(located instanceof Error ? located.message : String(located), { cause: located })
   }
 }
 
@@ -89,6 +90,11 @@ export const journalEntries = (migrationsFolder: string): ReadonlyArray<{ readon
 /** The journal's tag of each migration, by its timestamp (`folderMillis`). */
 const journalTags = (migrationsFolder: string): Map<number, string> =>
   new Map(journalEntries(migrationsFolder).map((e) => [e.when, e.tag]))
+
+/** Migrations that could not be applied (nothing was: one transaction); the start stops, exit 2. */
+export class MigrationFailed extends Error {
+  readonly code = "MIGRATION_FAILED"
+}
 
 /** A failed migration's error, named by migration and statement when a replay finds it. */
 const locateFailure = async (

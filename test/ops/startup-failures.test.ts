@@ -3,7 +3,8 @@ import { createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { TEST_DATABASE_URL } from "../support/databases.ts"
+import postgres from "postgres"
+import { freshPostgresDatabase, TEST_DATABASE_URL } from "../support/databases.ts"
 import { RUNTIMES, spawnServer } from "./server-runtime.ts"
 
 /**
@@ -54,14 +55,21 @@ describe("start-up failures name the cause and the variable", () => {
   let busyPort = 0
   let fakePgPort = 0
   let deadPort = 0
+  /** A database another application's tables are in. */
+  const foreign = { url: "", drop: async () => {} }
   beforeAll(async () => {
+    Object.assign(foreign, await freshPostgresDatabase())
+    const sql = postgres(foreign.url, { max: 1, onnotice: () => {} })
+    await sql.unsafe("create table users (id serial primary key, name text)")
+    await sql.end()
     busyPort = await listen(occupied)
     fakePgPort = await listen(fakePg)
     deadPort = await listen(closedPort)
     notPostgresPort = await listen(notPostgres)
     await new Promise((r) => closedPort.close(r)) // a port nothing listens on
   })
-  afterAll(() => {
+  afterAll(async () => {
+    await foreign.drop()
     occupied.close()
     fakePg.close()
     notPostgres.close()
@@ -78,6 +86,8 @@ describe("start-up failures name the cause and the variable", () => {
     { name: "port in use", env: { PORT: String(busyPort) }, variable: "PORT", cause: /already in use/ },
     { name: "PORT not a number", env: { PORT: "abc" }, variable: "PORT", cause: /must be an integer/ },
     { name: "a server that is not PostgreSQL", env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${notPostgresPort}/test` }, variable: "DATABASE_URL", cause: /gave no PostgreSQL answer/ },
+    { name: "a password with a bare %", env: { DATABASE_URL: "postgres://postgres:p%ss@127.0.0.1:5432/test" }, variable: "DATABASE_URL", cause: /not a percent-escape/ },
+    { name: "a database holding tables Keyspace did not create", env: { DATABASE_URL: foreign.url }, variable: "DATABASE_URL", cause: /could not be migrated, nothing was changed .*relation "users" already exists/ },
     { name: "tracing endpoint not a URL", env: { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, variable: "OTEL_EXPORTER_OTLP_ENDPOINT", cause: /must be an http\(s\) URL/ },
     { name: "unreadable webhook CA file", env: { KEYSPACE_WEBHOOK_CA_FILE: "/nonexistent/ca.pem" }, variable: "KEYSPACE_WEBHOOK_CA_FILE", cause: /cannot be read/ },
   ]
