@@ -43,3 +43,28 @@ export const onShutdownSignal = (parts: ShutdownParts): ((signal: string) => voi
     })()
   }
 }
+
+/**
+ * SIGINT and SIGTERM from the first line of a runtime's start: a signal that arrives while the
+ * server starts (opening and migrating the database takes seconds) is held and acted on as soon
+ * as the server can stop gracefully. Its default action killed the start (exit 143) and left the
+ * data directory's lock behind. `listen` subscribes to a signal the runtime's way.
+ */
+export const holdStartSignals = (listen: (signal: "SIGINT" | "SIGTERM", handler: () => void) => void) => {
+  let held: string | undefined
+  let shutdown: ((signal: string) => void) | undefined
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    listen(signal, () => {
+      if (shutdown !== undefined) shutdown(signal)
+      else held ??= signal
+    })
+  return {
+    /** The server can stop gracefully now; true when a held signal has started that already. */
+    ready: (stop: (signal: string) => void): boolean => {
+      shutdown = stop
+      if (held === undefined) return false
+      stop(held)
+      return true
+    },
+  }
+}

@@ -1,9 +1,10 @@
 import { boot } from "../../adapters/wiring/boot.ts"
-import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
+import { holdStartSignals, onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { routedByTarget } from "../../adapters/http/request-target.ts"
 
 const env = process.env
+const signals = holdStartSignals((signal, handler) => process.on(signal, handler))
 const exit = (code: number): never => process.exit(code)
 const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
 const { port, publicUrl, shutdownGraceMs } = booted.services.config
@@ -40,9 +41,8 @@ const shutdown = onShutdownSignal({
   close: booted.close,
   exit,
 })
-process.on("SIGINT", () => shutdown("SIGINT"))
-process.on("SIGTERM", () => shutdown("SIGTERM"))
-
 // Last: whoever waits for this line may signal at once.
-console.log(`Keyspace listening on port ${server.port} (${publicUrl}) [bun ${Bun.version}]`)
-booted.announce(server.port!)
+if (!signals.ready(shutdown)) {
+  console.log(`Keyspace listening on port ${server.port} (${publicUrl}) [bun ${Bun.version}]`)
+  booted.announce(server.port!)
+}

@@ -1,10 +1,11 @@
 import { boot } from "../../adapters/wiring/boot.ts"
-import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
+import { holdStartSignals, onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts"
 import { routedByTarget } from "../../adapters/http/request-target.ts"
 
 const env = Deno.env.toObject()
+const signals = holdStartSignals((signal, handler) => Deno.addSignalListener(signal, handler))
 const exit = (code: number): never => Deno.exit(code)
 const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
 // A lost database connection left unhandled by postgres-js is not fatal (runtimes/node/server.ts).
@@ -35,10 +36,9 @@ const shutdown = onShutdownSignal({
   close: booted.close,
   exit,
 })
-Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"))
-Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"))
-
 // Last: whoever waits for this line may signal at once.
-const bound = (server.addr as Deno.NetAddr).port
-console.log(`Keyspace listening on port ${bound} (${publicUrl}) [deno ${Deno.version.deno}]`)
-booted.announce(bound)
+if (!signals.ready(shutdown)) {
+  const bound = (server.addr as Deno.NetAddr).port
+  console.log(`Keyspace listening on port ${bound} (${publicUrl}) [deno ${Deno.version.deno}]`)
+  booted.announce(bound)
+}

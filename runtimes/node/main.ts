@@ -1,7 +1,7 @@
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { boot } from "../../adapters/wiring/boot.ts"
-import { onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
+import { holdStartSignals, onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts"
 import { drain, listen } from "./http-server.ts"
@@ -14,6 +14,7 @@ import { stdoutLines } from "./log-output.ts"
  */
 export const main = async (): Promise<void> => {
   const env = process.env
+  const signals = holdStartSignals((signal, handler) => process.on(signal, handler))
   // Log lines leave in one write per event-loop turn, and all of them before the process exits.
   const logs = stdoutLines()
   const exit = (code: number): never => process.exit(code)
@@ -44,8 +45,7 @@ export const main = async (): Promise<void> => {
     close: booted.close,
     exit,
   })
-  process.on("SIGINT", () => shutdown("SIGINT"))
-  process.on("SIGTERM", () => shutdown("SIGTERM"))
+  if (signals.ready(shutdown)) return
 
   // Last: whoever waits for this line may signal at once (after the start's own lines).
   logs.flush()

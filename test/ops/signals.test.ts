@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { connect } from "node:net"
+import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { freshPostgresDatabase } from "../support/databases.ts"
 import { RUNTIMES, spawnProcess, spawnServer, type Spawned } from "./server-runtime.ts"
 
 /**
@@ -86,6 +87,44 @@ describe("SIGTERM to the npm script stops the server within its bound", () => {
       // The request cut at the end of the grace period is the client's broken-off body, not a defect.
       expect(npm.stdout(), script).not.toContain('"unhandled error"')
       expect(npm.stdout(), script).not.toMatch(/"status":5\d\d/)
+    })
+
+  for (const runtime of RUNTIMES)
+    it(`on ${runtime}: SIGTERM while the server is still starting (its database slow to answer) stops it gracefully once started, exit 0`, { timeout: 180_000 }, async () => {
+      const db = await freshPostgresDatabase()
+      // A proxy to PostgreSQL that holds the server's first connection until told to let go:
+      // the server is then inside its start (modules loaded, signals subscribed, migrating).
+      let release: () => void = () => {}
+      const released = new Promise<void>((r) => (release = r))
+      let reached: () => void = () => {}
+      const connected = new Promise<void>((r) => (reached = r))
+      const proxy = createServer((client) => {
+        reached()
+        client.on("error", () => {})
+        void released.then(() => {
+          const upstream = connect(5432, "127.0.0.1")
+          upstream.on("error", () => client.destroy())
+          client.pipe(upstream).pipe(client)
+        })
+      })
+      const port = await new Promise<number>((r) => proxy.listen(0, "127.0.0.1", () => r((proxy.address() as { port: number }).port)))
+      try {
+        const url = new URL(db.url)
+        url.host = `127.0.0.1:${port}`
+        const s = spawnServer(runtime, { DATABASE_URL: url.toString(), KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: "signals-admin-token-0123456" })
+        started.push(s)
+        await connected
+        s.child.kill("SIGTERM")
+        await new Promise((r) => setTimeout(r, 300))
+        release()
+        const { code } = await s.exited(60_000)
+        expect(code, `${runtime}: ${s.stderr()}`).toBe(0)
+        expect(s.stdout()).toContain("SIGTERM: shutting down")
+        expect(s.stdout()).not.toContain("Keyspace listening")
+      } finally {
+        proxy.close()
+        await db.drop()
+      }
     })
 
   for (const runtime of RUNTIMES)
