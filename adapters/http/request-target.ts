@@ -27,8 +27,16 @@ const badHost = () =>
   })
 
 /**
+ * The 417 body for an `Expect` other than 100-continue (RFC 9110: a server MAY answer 417), on
+ * every runtime: Node's own 417 had no body, Bun and Deno ignored the expectation.
+ */
+export const unmetExpectationBody = (expect: string): string =>
+  JSON.stringify(failureBody("SV001", [`Expect: "${expect.slice(0, 64)}" cannot be met; only 100-continue is`]))
+
+/**
  * The app's fetch for a runtime that builds request URLs from Host: an invalid Host is 400,
- * and a request whose URL came without a host (no Host header) is addressed to `localHost`.
+ * an unmet Expect 417, and a request whose URL came without a host (no Host header) is
+ * addressed to `localHost`.
  */
 export const routedByTarget = <Rest extends unknown[]>(
   fetch: (request: Request, ...rest: Rest) => Response | Promise<Response>,
@@ -42,6 +50,12 @@ export const routedByTarget = <Rest extends unknown[]>(
       if (!isHostHeader(host)) return badHost()
       lastGood = host
     }
+    const expect = request.headers.get("expect")
+    if (expect !== null && expect.toLowerCase() !== "100-continue")
+      return new Response(unmetExpectationBody(expect), {
+        status: 417,
+        headers: { "Content-Type": "application/json; charset=utf-8", Connection: "close" },
+      })
     if (request.url.startsWith("/")) return fetch(new Request(`http://${localHost}${request.url}`, request), ...rest)
     return fetch(request, ...rest)
   }

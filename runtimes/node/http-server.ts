@@ -2,6 +2,7 @@ import { serve } from "@hono/node-server"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { failureBody } from "../../adapters/http/envelope.ts"
+import { unmetExpectationBody } from "../../adapters/http/request-target.ts"
 import type { Booted } from "../../adapters/wiring/boot.ts"
 
 /**
@@ -122,6 +123,13 @@ export const listen = (booted: Booted, port: number, onListen?: (port: number) =
       return void answerAndClose(socket, status)
     }
     afterResponses(socket, () => answerAndClose(socket, status))
+  })
+  // An Expect other than 100-continue: the envelope Bun and Deno answer too (request-target.ts),
+  // and the connection ends (the body, if any, unread).
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    const body = unmetExpectationBody(String(req.headers.expect))
+    res.writeHead(417, { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(body), connection: "close" })
+    res.end(body)
   })
   // Node hands CONNECT to this event, not to the app, and without a listener drops the
   // socket unanswered; Bun and Deno pass it to the app, which has no route for it.

@@ -47,6 +47,17 @@ describe.each(RUNTIMES)("the HTTP edge on %s", (runtime) => {
     }
   })
 
+  it("an Expect other than 100-continue is 417 with the error envelope, on every runtime", async () => {
+    const body = "{}"
+    const { text } = await raw(
+      port,
+      `POST /meetings HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: bogus\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    )
+    expect(statusOf(text), `${runtime}\n${text}`).toBe("417")
+    expect(text).toContain('"code":"SV001"')
+    expect(text).toContain('Expect: \\"bogus\\" cannot be met')
+  })
+
   it("without a Host header (HTTP/1.0) a request is routed by its target", async () => {
     const health = await raw(port, "GET /healthz HTTP/1.0\r\n\r\n")
     expect(statusOf(health.text), health.text).toBe("200")
