@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs"
 import { Context } from "effect"
 import { makeObjectIdFactory } from "../../core/shared/ids.ts"
 import { systemClock } from "../clock/clocks.ts"
@@ -18,6 +17,7 @@ import { makeCaches } from "../postgres/cache-epoch.ts"
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts"
 import { ensurePortFree } from "./port-probe.ts"
 import { StartupError } from "../config/startup-error.ts"
+import { makeDataDir, refuseForeignDataDir } from "./data-dir.ts"
 import { makeLogger } from "../observability/logger.ts"
 import { makeAppRuntime, type AppRuntime } from "./app-layer.ts"
 import type { Caches } from "../postgres/cache-epoch.ts"
@@ -74,14 +74,11 @@ export const boot = async (
   }
   let lock: DataDirLock | undefined
   if (!config.databaseUrl && config.dataDir !== "memory") {
-    try {
-      mkdirSync(config.dataDir, { recursive: true })
-    } catch (e) {
-      throw new StartupError(`KEYSPACE_DATA_DIR ${config.dataDir} cannot be created (${(e as Error).message}).`)
-    }
+    makeDataDir(config.dataDir)
     lock = lockDataDir(config.dataDir, config.port || undefined)
   }
   try {
+    if (lock !== undefined) refuseForeignDataDir(config.dataDir)
     return await bootLocked(config, tracing, print, options.background !== false, lock, options.logLine)
   } catch (e) {
     lock?.release()

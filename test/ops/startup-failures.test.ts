@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -55,6 +55,10 @@ describe("start-up failures name the cause and the variable", () => {
   let busyPort = 0
   let fakePgPort = 0
   let deadPort = 0
+  /** A directory another application's files are in. */
+  const foreignDir = join(dir, "someone-elses-files")
+  mkdirSync(foreignDir, { recursive: true })
+  writeFileSync(join(foreignDir, "notes.txt"), "not a database")
   /** A database another application's tables are in. */
   const foreign = { url: "", drop: async () => {} }
   beforeAll(async () => {
@@ -88,6 +92,9 @@ describe("start-up failures name the cause and the variable", () => {
     { name: "a server that is not PostgreSQL", env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${notPostgresPort}/test` }, variable: "DATABASE_URL", cause: /gave no PostgreSQL answer/ },
     { name: "a password with a bare %", env: { DATABASE_URL: "postgres://postgres:p%ss@127.0.0.1:5432/test" }, variable: "DATABASE_URL", cause: /not a percent-escape/ },
     { name: "a database holding tables Keyspace did not create", env: { DATABASE_URL: foreign.url }, variable: "DATABASE_URL", cause: /could not be migrated, nothing was changed .*relation "users" already exists/ },
+    // Node's recursive mkdir never returned for a path under /proc.
+    { name: "a data directory that cannot exist", env: { KEYSPACE_DATA_DIR: "/proc/keyspace-nope/data" }, variable: "KEYSPACE_DATA_DIR", cause: /cannot be created/ },
+    { name: "a data directory of another application's files", env: { KEYSPACE_DATA_DIR: foreignDir }, variable: "KEYSPACE_DATA_DIR", cause: /not an embedded database \(notes\.txt\)/ },
     { name: "tracing endpoint not a URL", env: { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, variable: "OTEL_EXPORTER_OTLP_ENDPOINT", cause: /must be an http\(s\) URL/ },
     { name: "unreadable webhook CA file", env: { KEYSPACE_WEBHOOK_CA_FILE: "/nonexistent/ca.pem" }, variable: "KEYSPACE_WEBHOOK_CA_FILE", cause: /cannot be read/ },
   ]
