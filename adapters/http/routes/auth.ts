@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import { Hono } from "hono"
 import type { Tokens } from "../../../core/auth/tokens.ts"
 import type { AppEnv } from "../app-env.ts"
@@ -6,15 +7,22 @@ import {
   AppCredentialsGrant,
   ActAsGrant,
   RefreshTokenGrant,
+  TokenRequestFields,
   TokenRequestHead,
 } from "../schemas/token-request.ts"
-import { decodeOrFail, readJson } from "../validation.ts"
+import { decodeAll, decodeOrFail, readJson } from "../validation.ts"
 
 /** POST /auth/accessToken: every grant of spec Authentication, one use case per grant. */
 export const authRoutes = ({ run, tokens }: { readonly run: Run<never>; readonly tokens: Tokens["Service"] }) =>
   new Hono<AppEnv>().post("/accessToken", async (c) => {
     const body = await readJson(c)
-    const { grant_type } = decodeOrFail(TokenRequestHead, body)
+    const isHead = Schema.is(TokenRequestHead)
+    const { grant_type } = isHead(body)
+      ? body
+      : decodeAll(
+          () => decodeOrFail(TokenRequestHead, body),
+          () => decodeOrFail(TokenRequestFields, body),
+        )[0]
     switch (grant_type) {
       case "app_credentials": {
         const grant = decodeOrFail(AppCredentialsGrant, body)

@@ -38,3 +38,15 @@ export const ActAsGrant = Schema.Struct({
 
 /** Selects the grant shape first, so each shape reports its own missing fields. */
 export const TokenRequestHead = Schema.Struct({ grant_type: GrantType })
+
+/**
+ * The fields a grant may carry, each checked when present: with a grant_type no shape can be
+ * chosen by, they are reported with it (one message per violated constraint, not only the first).
+ */
+export const TokenRequestFields = Schema.Struct({
+  app_id: Schema.optionalKey(Schema.String),
+  app_secret: Schema.optionalKey(Schema.String),
+  refresh_token: Schema.optionalKey(Schema.String),
+  subject: Schema.optionalKey(Schema.String),
+  subject_type: Schema.optionalKey(Schema.Literals(["external_user_id", "keyspace_member_id"])),
+})

@@ -81,6 +81,13 @@ describe.each(ENGINES)("foundation on %s", (engine) => {
       }
     })
 
+    it("a grant_type no grant has, with other fields of the wrong type, gets a message for each", async () => {
+      const res = await h.request("POST", "/auth/accessToken", { body: { grant_type: { bad: true }, app_id: { bad: true }, app_secret: 7 } })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toHaveLength(3)
+      expect(res.body.message.map((m: string) => m.split(":")[0])).toEqual(["grant_type", "app_id", "app_secret"])
+    })
+
     it("refresh rotates the pair; the old refresh token is refused", async () => {
       const first = await h.request("POST", "/auth/accessToken", {
         body: { grant_type: "app_credentials", app_id: "partner-app", app_secret: "partner-secret-123" },
