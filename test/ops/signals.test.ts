@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -126,6 +127,36 @@ describe("SIGTERM to the npm script stops the server within its bound", () => {
         await db.drop()
       }
     })
+
+  it("on node: a SIGTERM amid a burst of new connections answers every connection the kernel had taken, none reset", { timeout: 120_000 }, async () => {
+    const s = spawnServer("node", { KEYSPACE_DATA_DIR: "memory", KEYSPACE_ADMIN_TOKEN: "signals-admin-token-0123456", KEYSPACE_LOG_LEVEL: "silent" })
+    started.push(s)
+    const port = await s.listening(120_000)
+    const outcomes: string[] = []
+    let connects = 0
+    let allConnected: () => void = () => {}
+    const connected = new Promise<void>((r) => (allConnected = r))
+    const one = () =>
+      new Promise<void>((resolve) => {
+        const req = httpRequest({ port, host: "127.0.0.1", path: "/healthz", agent: false }, (res) => {
+          res.resume()
+          res.on("end", () => resolve(void outcomes.push(String(res.statusCode))))
+        })
+        req.on("socket", (socket) => socket.once("connect", () => ++connects === 200 && allConnected()))
+        req.on("error", (e: NodeJS.ErrnoException) => resolve(void outcomes.push(e.code ?? "error")))
+        req.end()
+      })
+    // Every connection's handshake is done before the signal: those the server has not taken
+    // yet wait in its listen backlog.
+    const burst = Array.from({ length: 200 }, one)
+    await Promise.race([connected, new Promise((r) => setTimeout(r, 10_000))])
+    s.child.kill("SIGTERM")
+    await Promise.all(burst)
+    const { code } = await s.exited(30_000)
+    expect(code).toBe(0)
+    // Every one answered: none reset unanswered.
+    expect(outcomes.filter((o) => o !== "200"), outcomes.join(" ")).toEqual([])
+  })
 
   for (const runtime of RUNTIMES)
     it(`on ${runtime}: a request that finishes within the grace period gets its answer (Connection: close) and the server exits then, not at the grace period's end`, { timeout: 180_000 }, async () => {
