@@ -93,15 +93,15 @@ const promptPayId = (env: Env): string => {
 
 /** Whether an ISO 8601 date-time's date and time of day exist (2030-02-30, 24:30 do not). */
 const isCalendarDateTime = (text: string): boolean => {
-  const m = /^([+-]?\d{4,6})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(text)
+  const m = /^([+-]?\d{4,6})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/i.exec(text)
   if (m === null) return false
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [number, number, number, number, number, number]
   const date = new Date(Date.UTC(year, month - 1, day))
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60
 }
 
-/** The SSL modes the PostgreSQL driver implements (postgres-js). */
-const SSL_MODES = ["disable", "allow", "prefer", "require", "verify-full"]
+/** The SSL modes the PostgreSQL driver takes (postgres-js; verify-ca, as verify-full, verifies the certificate). */
+const SSL_MODES = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
 
 /**
  * What the driver would fail on later with a stack instead of a line: not a postgres:// URL, a
@@ -112,7 +112,10 @@ const databaseUrlFaults = (databaseUrl: string): void => {
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError("DATABASE_URL", "must be a postgres:// URL")
   let url: URL
   try {
-    url = new URL(databaseUrl)
+    // As the driver reads it: of several hosts (`h1:5432,h2:5432`), the first stands for all.
+    const authority = databaseUrl.slice(databaseUrl.indexOf("://") + 3).split(/[?/]/)[0] ?? ""
+    const hosts = authority.slice(authority.indexOf("@") + 1)
+    url = new URL(hosts === "" ? databaseUrl : databaseUrl.replace(hosts, hosts.split(",")[0]!))
   } catch {
     throw new ConfigError("DATABASE_URL", "is not a URL (a password with @, /, : or % must be percent-encoded)")
   }

@@ -50,8 +50,8 @@ export const startupFailureMessage = (e: unknown, env: Env): string | undefined 
   switch (code) {
     case "ECONNRESET":
       // Asked for SSL, a server without it closes the connection: say so, not "unreachable".
-      if (t.sslmode === "require" || t.sslmode === "verify-full")
-        return `DATABASE_URL: PostgreSQL at ${t.where} closed the connection when asked for SSL (sslmode=${t.sslmode}). Enable SSL on the server or set sslmode=prefer or disable.`
+      if (t.sslmode === "require" || t.sslmode === "verify-full" || t.sslmode === "verify-ca")
+        return `DATABASE_URL: PostgreSQL at ${t.where} closed the connection (ECONNRESET); with sslmode=${t.sslmode}, a server without SSL does that. Enable SSL on the server, or set sslmode=prefer or disable.`
       return `DATABASE_URL: cannot reach PostgreSQL at ${t.where} (${code}). Start the database server or fix the host and port in DATABASE_URL.`
     case "ECONNREFUSED":
     case "EHOSTUNREACH":
@@ -60,7 +60,11 @@ export const startupFailureMessage = (e: unknown, env: Env): string | undefined 
     case "ETIMEDOUT":
       return `DATABASE_URL: cannot reach PostgreSQL at ${t.where} (${code}). Start the database server or fix the host and port in DATABASE_URL.`
     case "MIGRATION_FAILED":
-      return `DATABASE_URL: the database "${t.database}" on ${t.where} could not be migrated, nothing was changed (${message}). A database holding tables Keyspace did not create cannot be used: point DATABASE_URL at an empty database or one Keyspace created.`
+      return `DATABASE_URL: the database "${t.database}" on ${t.where} could not be migrated, nothing was changed (${message}).${
+        (e as { foreignTables?: boolean }).foreignTables
+          ? " It holds tables Keyspace did not create: point DATABASE_URL at an empty database or one Keyspace created."
+          : " Check that the user may create tables in it."
+      }`
     case "HANDSHAKE_TIMEOUT":
       return `DATABASE_URL: ${t.where} accepted the connection but gave no PostgreSQL answer (${message}). Check that DATABASE_URL names a PostgreSQL server.`
     case "ENOTFOUND":

@@ -26,6 +26,9 @@ const badHost = () =>
     headers: { "Content-Type": "application/json; charset=utf-8", Connection: "close" },
   })
 
+/** What Node's parser takes for a 100-continue expectation (node:_http_server's continueExpression). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i
+
 /**
  * The 417 body for an `Expect` other than 100-continue (RFC 9110: a server MAY answer 417), on
  * every runtime: Node's own 417 had no body, Bun and Deno ignored the expectation.
@@ -51,7 +54,7 @@ export const routedByTarget = <Rest extends unknown[]>(
       lastGood = host
     }
     const expect = request.headers.get("expect")
-    if (expect !== null && expect.toLowerCase() !== "100-continue")
+    if (expect !== null && !CONTINUE.test(expect))
       return new Response(unmetExpectationBody(expect), {
         status: 417,
         headers: { "Content-Type": "application/json; charset=utf-8", Connection: "close" },

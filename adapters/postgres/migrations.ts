@@ -38,8 +38,13 @@ export const migratePostgres = async (client: Sql, migrationsFolder: string): Pr
   } catch (e) {
     // Nothing was applied (one transaction). One text of ~200 statements names neither the
     // migration nor the statement that failed: replayed one by one, and rolled back again, they do.
+    // A lost connection or a refused one keeps its own error (the start names it as such).
+    if (!(e instanceof postgres.PostgresError)) throw e
     const located = await locateFailure(client, pendingOf, journalTags(migrationsFolder), e)
-    throw new MigrationFailed(located instanceof Error ? located.message : String(located), { cause: located })
+    throw new MigrationFailed(located instanceof Error ? located.message : String(located), {
+      cause: located,
+      foreignTables: FOREIGN_OBJECT_CODES.has(e.code),
+    })
   }
 }
 
@@ -91,9 +96,18 @@ export const journalEntries = (migrationsFolder: string): ReadonlyArray<{ readon
 const journalTags = (migrationsFolder: string): Map<number, string> =>
   new Map(journalEntries(migrationsFolder).map((e) => [e.when, e.tag]))
 
+/** SQLSTATEs of a migration meeting an object it was to create: duplicate table, object, schema. */
+const FOREIGN_OBJECT_CODES = new Set(["42P07", "42710", "42P06"])
+
 /** Migrations that could not be applied (nothing was: one transaction); the start stops, exit 2. */
 export class MigrationFailed extends Error {
   readonly code = "MIGRATION_FAILED"
+  /** The database already holds an object a migration creates: not a database Keyspace made. */
+  readonly foreignTables: boolean
+  constructor(message: string, options: { cause: unknown; foreignTables: boolean }) {
+    super(message, { cause: options.cause })
+    this.foreignTables = options.foreignTables
+  }
 }
 
 /** A failed migration's error, named by migration and statement when a replay finds it. */

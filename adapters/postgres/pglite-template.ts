@@ -43,7 +43,7 @@ export const templateFits = (templateDir: string, migrationsFolder: string): boo
 }
 
 /** Written first into a directory being filled and removed last: its presence means a fill was cut short. */
-const FILLING = ".keyspace-filling-from-template"
+export const FILLING = ".keyspace-filling-from-template"
 
 /**
  * Fills a new data directory (missing or empty) with a copy of the template, when one fits. The

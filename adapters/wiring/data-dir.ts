@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readdirSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { StartupError } from "../config/startup-error.ts"
+import { FILLING } from "../postgres/pglite-template.ts"
 
 /**
  * `mkdir -p`, one level at a time from the deepest directory that exists: Node's recursive
@@ -13,10 +14,17 @@ const makeDirectories = (dir: string): void => {
     missing.push(at)
     if (dirname(at) === at) break
   }
-  for (const d of missing.reverse()) mkdirSync(d)
+  for (const d of missing.reverse())
+    try {
+      mkdirSync(d)
+    } catch (e) {
+      // Another process starting beside this one made it first.
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || !statSync(d).isDirectory()) throw e
+    }
+  if (!statSync(dir).isDirectory()) throw new Error("it is not a directory")
 }
 
-/** What may sit in a data directory besides the database: a volume's lost+found, dotfiles (the template fill's marker). */
+/** What may sit in a data directory besides the database: a volume's lost+found, dotfiles. */
 const belongsAnywhere = (entry: string): boolean => entry === "lost+found" || entry.startsWith(".")
 
 /** The embedded database's directory, created if missing; StartupError (exit 2) if it cannot be. */
@@ -35,6 +43,8 @@ export const makeDataDir = (dataDir: string): void => {
  */
 export const refuseForeignDataDir = (dataDir: string): void => {
   const entries = readdirSync(dataDir)
+  // A fill from the template cut short: startFromTemplate empties it and fills it again.
+  if (entries.includes(FILLING)) return
   const foreign = entries.filter((e) => !belongsAnywhere(e))
   if (!entries.includes("PG_VERSION") && foreign.length > 0)
     throw new StartupError(

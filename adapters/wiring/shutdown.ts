@@ -50,13 +50,22 @@ export const onShutdownSignal = (parts: ShutdownParts): ((signal: string) => voi
  * as the server can stop gracefully. Its default action killed the start (exit 143) and left the
  * data directory's lock behind. `listen` subscribes to a signal the runtime's way.
  */
-export const holdStartSignals = (listen: (signal: "SIGINT" | "SIGTERM", handler: () => void) => void) => {
+export const holdStartSignals = (
+  listen: (signal: "SIGINT" | "SIGTERM", handler: () => void) => void,
+  exit: (code: number) => void,
+) => {
   let held: string | undefined
   let shutdown: ((signal: string) => void) | undefined
   for (const signal of ["SIGINT", "SIGTERM"] as const)
     listen(signal, () => {
-      if (shutdown !== undefined) shutdown(signal)
-      else held ??= signal
+      if (shutdown !== undefined) return shutdown(signal)
+      // A second signal during a start that does not end (a database that never answers, another
+      // process's migrations): the operator insists, so stop now. The lock is found stale later.
+      if (held !== undefined) {
+        console.error(`${signal} again while starting: exiting now`)
+        return exit(1)
+      }
+      held = signal
     })
   return {
     /** The server can stop gracefully now; true when a held signal has started that already. */

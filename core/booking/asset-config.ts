@@ -128,12 +128,7 @@ export const meetingTimingsOf = (raw: unknown): ResolvedMeetingConfig => {
 export const retimes = (before: unknown, after: unknown): boolean => {
   const a = meetingTimingsOf(before)
   const b = meetingTimingsOf(after)
-  return (
-    a.preStartMinutes !== b.preStartMinutes ||
-    a.postStartWarnMinutes !== b.postStartWarnMinutes ||
-    a.postStartExpireMinutes !== b.postStartExpireMinutes ||
-    a.preEndMinutes !== b.preEndMinutes
-  )
+  return (Object.keys(MEETING_CONFIG_DEFAULTS) as Array<keyof ResolvedMeetingConfig>).some((key) => a[key] !== b[key])
 }
 
 /** Minimum lead time in milliseconds; a day counts as 24 hours. */

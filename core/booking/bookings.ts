@@ -37,7 +37,7 @@ import { laterOccurrenceViolations } from "./series-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
 import { draftPreview, type DraftPreview } from "./draft-preview.ts"
 import { liveSlotOf } from "./meeting-records.ts"
-import { extensionWindow, sumOfSummaries } from "./paid-extension.ts"
+import { extensionWindow } from "./paid-extension.ts"
 import { BookingRuleViolated, IllegalTransition, SlotTaken, TooManyUnpaidHolds } from "./errors.ts"
 import {
   currentSlot,
@@ -428,15 +428,13 @@ export class Bookings extends Context.Service<
             const discounts = isPaid(asset.chargeRate)
               ? yield* extensionDiscounts(asset.projectId, c.payment.discountCode, visible.row.discountCode)
               : []
-            // What the booking's payments collected: the base an extension is charged from.
-            const paid = isPaid(asset.chargeRate)
-              ? sumOfSummaries(
-                  ((yield* payments.byBookings([visible.row.id])).get(visible.row.id) ?? [])
-                    .filter((x) => x.status === "paid")
-                    .map((x) => x.summary),
-                )
-              : sumOfSummaries([])
-            return { asset, attendees, discounts, paid }
+            // The latest end a paid extension paid for: time a shorter PATCH gave up is still paid.
+            const paidThrough = isPaid(asset.chargeRate)
+              ? ((yield* payments.byBookings([visible.row.id])).get(visible.row.id) ?? [])
+                  .filter((x) => x.status === "paid" && x.newEndAt !== null)
+                  .reduce<number | undefined>((latest, x) => Math.max(latest ?? 0, x.newEndAt!), undefined)
+              : undefined
+            return { asset, attendees, discounts, paidThrough }
           })
 
         const plan = (stored: StoredBooking, { asset, attendees }: Effect.Success<ReturnType<typeof context>>) =>
@@ -496,7 +494,7 @@ export class Bookings extends Context.Service<
             const extension = paidExtensionOf({
               chargeRate: asset.chargeRate,
               price: (b) => priceOf(asset.chargeRate, b.start, b.end, asset.timeZone, discounts),
-              paid: needs.paid,
+              paidThrough: needs.paidThrough,
               before,
               updated: planned.result,
             })

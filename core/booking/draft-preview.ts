@@ -58,8 +58,9 @@ export const draftPreview = (store: BookingStore["Service"], p: PreviewInput) =>
       const violations = [
         ...assetRuleViolations(asset.config, tz, p.start, end, now, kind, { startUnchanged: p.startUnchanged ?? false }),
         ...(end > p.start ? laterOccurrenceViolations(asset.config, tz, occurrences, now, kind) : []),
-        // A create pays the whole price in one payment (an update's draft prices the new times in
-        // full, but its PATCH pays only the difference: judged there).
+        // A create pays the whole price in one payment. An update's draft prices the new times in
+        // full while its PATCH pays only the difference, so its candidates are not judged by the
+        // cap (the PATCH itself is).
         ...(p.exceptBookingId === undefined && isPaid(asset.chargeRate) ? paymentAmountViolations(price) : []),
       ]
       // The asset's own rules first (as create reports them), then other bookings.

@@ -99,26 +99,6 @@ export const priceDifference = (before: PriceSummary, after: PriceSummary): Pric
   }
 }
 
-/** Several summaries as one (what was paid in all), line by line in satang; discounts merged by code. */
-export const sumOfSummaries = (summaries: ReadonlyArray<PriceSummary>): PriceSummary => {
-  const discounts = new Map<string, { code: string; name: string; value: number }>()
-  let subtotal = 0
-  let total = 0
-  for (const s of summaries) {
-    subtotal += toMinor(s.subtotal)
-    total += toMinor(s.total)
-    for (const d of s.discounts) {
-      const seen = discounts.get(d.code)
-      discounts.set(d.code, { code: d.code, name: d.name, value: (seen?.value ?? 0) + toMinor(d.value) })
-    }
-  }
-  return {
-    subtotal: fromMinor(subtotal),
-    total: fromMinor(total),
-    discounts: [...discounts.values()].map((d) => ({ ...d, value: fromMinor(d.value) })),
-  }
-}
-
 /** The shortest payment window an extension is opened with (KEYSPACE_PAYMENT_WINDOW's minimum). */
 export const MIN_EXTENSION_WINDOW_MS = 60_000
 

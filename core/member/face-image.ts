@@ -46,17 +46,28 @@ const at = (bytes: Uint8Array, offset: number, expected: ReadonlyArray<number>) 
 /**
  * Beyond the magic bytes (spec: "type verified by magic bytes"), the frame of a whole image, so
  * a header alone or a cut upload is refused (rule 4, "an invalid image") before it is stored and
- * earns the member's one auto-generated card: a JPEG has a start of scan and ends with its end
- * of image marker; a PNG's first chunk is IHDR and its last IEND. Pixels are not decoded.
+ * earns the member's one auto-generated card: a JPEG has a start of scan with an end of image
+ * marker after it; a PNG's first chunk is IHDR and an IEND chunk follows. Bytes after the end
+ * are allowed (phones append trailers and motion clips). Pixels are not decoded.
  */
 const isWholeJpeg = (bytes: Uint8Array): boolean => {
-  if (!at(bytes, bytes.length - 2, JPEG_EOI)) return false
-  for (let i = 2; i < bytes.length - 3; i++) if (bytes[i] === 0xff && at(bytes, i, JPEG_SOS)) return true
+  let sos = -1
+  for (let i = 2; i < bytes.length - 1 && sos < 0; i++) if (bytes[i] === 0xff && at(bytes, i, JPEG_SOS)) sos = i
+  if (sos < 0) return false
+  for (let i = bytes.length - 2; i > sos + 1; i--) if (bytes[i] === 0xff && at(bytes, i, JPEG_EOI)) return true
   return false
 }
 
-const isWholePng = (bytes: Uint8Array): boolean =>
-  at(bytes, 8, [0, 0, 0, 13]) && at(bytes, 12, PNG_IHDR) && at(bytes, bytes.length - 12, [0, 0, 0, 0]) && at(bytes, bytes.length - 8, PNG_IEND)
+const isWholePng = (bytes: Uint8Array): boolean => {
+  if (!(at(bytes, 8, [0, 0, 0, 13]) && at(bytes, 12, PNG_IHDR))) return false
+  // The chunk chain from IHDR (length, type, data, CRC) to IEND.
+  for (let i = 8; i + 8 <= bytes.length; ) {
+    if (at(bytes, i + 4, PNG_IEND)) return true
+    const length = ((bytes[i]! << 24) | (bytes[i + 1]! << 16) | (bytes[i + 2]! << 8) | bytes[i + 3]!) >>> 0
+    i += 12 + length
+  }
+  return false
+}
 
 /** Decoded size from the encoded length and padding alone, before any decoding work. */
 export const decodedBase64Length = (base64: string): number => {

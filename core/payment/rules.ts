@@ -78,24 +78,24 @@ export const holdLimitOf = (
 export interface PaidExtension {
   /** The update turned unpaid (core beginPaidExtension). */
   readonly result: Transitioned
-  /** What the payer owes: new price - what was paid for (or, if more, the old times' price), under the same discounts. */
+  /** What the payer owes: new price - the price of the times already paid for, under the same discounts. */
   readonly summary: PriceSummary
 }
 
 /**
  * Whether an update of a paid asset's booking is a paid extension: the booking is active or
- * checked-in, its times change and the new times cost more than was paid for. None = a plain
- * update (a shorter or cheaper change is not refunded; the sandbox has no refunds). `price`
- * prices a booking's times with the extension's discounts (core/booking/pricing.ts priceOf in
- * the project's zone); `paid` is what the booking's payments have collected (sumOfSummaries).
- * The base is the larger of the two: time paid for and given up by a shorter PATCH is not sold
- * again when the booking grows back, and a booking made before its room had a price pays only
- * for what it adds.
+ * checked-in, its times change and the new times cost more. None = a plain update (a shorter
+ * or cheaper change is not refunded; the sandbox has no refunds). `price` prices a booking's
+ * times with the extension's discounts (core/booking/pricing.ts priceOf in the project's zone).
+ * The base is the price of the times already paid for: the booking's, or up to `paidThrough`
+ * (the latest end a paid extension paid for) when that is later. Time paid for and given up by
+ * a shorter PATCH is not sold again when the booking grows back, and the base is priced like
+ * the new times (today's rate and discounts), so a discount given now never makes time free.
  */
 export const paidExtensionOf = (input: {
   readonly chargeRate: ChargeRate
   readonly price: (b: Booking) => PriceSummary
-  readonly paid: PriceSummary
+  readonly paidThrough: number | undefined
   readonly before: Booking
   readonly updated: Transitioned
 }): Option.Option<PaidExtension> => {
@@ -104,8 +104,10 @@ export const paidExtensionOf = (input: {
   if (!isPaid(input.chargeRate)) return Option.none()
   if (before.status !== "active" && before.status !== "checked-in") return Option.none()
   if (after.start === before.start && after.end === before.end) return Option.none()
-  const priced = input.price(before)
-  const base = toMinor(input.paid.total) > toMinor(priced.total) ? input.paid : priced
+  const base =
+    input.paidThrough !== undefined && input.paidThrough > before.end
+      ? input.price({ ...before, end: input.paidThrough })
+      : input.price(before)
   const summary = priceDifference(base, input.price(after))
   if (!needsPayment(summary)) return Option.none()
   return Option.some({ result: beginPaidExtension(updated), summary })

@@ -21,7 +21,7 @@ export class ManifestStore extends Context.Service<
   ManifestStore,
   {
     /**
-     * Applies a validated manifest (idempotent; in tx) and returns the key -> id map; a phone or
+     * Applies a validated manifest (idempotent; in tx): the key -> id map and the assets retimed; a phone or
      * employee id a user outside the manifest holds fails it, nothing written.
      */
     readonly apply: (manifest: Manifest) => Effect.Effect<ManifestApplied, StateConflict>

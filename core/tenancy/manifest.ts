@@ -17,7 +17,11 @@ const Text = Schema.String.check(Schema.isMinLength(1))
 /** Counts and positions are stored as 32-bit integers. */
 const NonNegInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(2_147_483_647))
 /** THB a room or desk charges per hour or per day: up to ten million, so every price stays a number. */
-const Rate = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(10_000_000))
+/** An amount of THB a payment can carry: whole satang (at most 2 decimals), as pricing.ts assumes. */
+const wholeSatang = Schema.makeFilter((thb: number) =>
+  Math.abs(thb * 100 - Math.round(thb * 100)) < 1e-6 ? undefined : "must be in whole satang (at most 2 decimals)",
+)
+const Rate = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(10_000_000), wholeSatang)
 
 export const isTimeZone = (tz: string): boolean => {
   try {
@@ -69,14 +73,7 @@ const ManifestDiscount = Schema.Struct({
   ),
   name: Text,
   percentOff: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(100))),
-  amountOff: Schema.optionalKey(
-    Schema.Finite.check(
-      Schema.isGreaterThan(0),
-      Schema.makeFilter((thb: number) =>
-        Math.abs(thb * 100 - Math.round(thb * 100)) < 1e-6 ? undefined : "must be in whole satang (at most 2 decimals)",
-      ),
-    ),
-  ),
+  amountOff: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0), wholeSatang)),
 }).check(
   Schema.makeFilter((d) =>
     (d.percentOff === undefined) === (d.amountOff === undefined)

@@ -4,7 +4,7 @@ import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { routedByTarget } from "../../adapters/http/request-target.ts"
 
 const env = process.env
-const signals = holdStartSignals((signal, handler) => process.on(signal, handler))
+const signals = holdStartSignals((signal, handler) => process.on(signal, handler), (code) => process.exit(code))
 const exit = (code: number): never => process.exit(code)
 const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
 const { port, publicUrl, shutdownGraceMs } = booted.services.config

@@ -66,8 +66,12 @@ const stateOf = new WeakMap<Server, { stopping: boolean; readonly sockets: Set<R
  * reset unanswered, which their clients cannot tell from a request cut mid-way. A connection
  * that never sends a request is cut when the grace period ends.
  */
-const closeSpentConnections = (state: { readonly sockets: Set<ResponseSocket>; readonly served: WeakSet<Socket> }) => {
-  for (const socket of state.sockets) if (state.served.has(socket) && socket._httpMessage == null) socket.destroySoon()
+const closeSpentConnections = (
+  state: { readonly sockets: Set<ResponseSocket>; readonly served: WeakSet<Socket> },
+  listenerClosed: boolean,
+) => {
+  for (const socket of state.sockets)
+    if (state.served.has(socket) ? socket._httpMessage == null : listenerClosed && socket.bytesRead === 0) socket.destroySoon()
 }
 /**
  * A stopping server takes the connections waiting in its listen backlog until none has come
@@ -98,6 +102,7 @@ export const drain = (server: Server): Promise<void> => {
   // reset when it closes (an operator review: 1-3 of 160 concurrent creates at a SIGTERM, and
   // most of a burst's backlog under load). net.Server's close: http.Server's first closes every
   // connection without a request under way, a connection accepted a moment ago too.
+  let listenerClosedAt: number | undefined
   const closed = new Promise<void>((resolve) => {
     const signalled = Date.now()
     let last = signalled
@@ -112,6 +117,7 @@ export const drain = (server: Server): Promise<void> => {
       const now = Date.now()
       if ((++quietChecks >= 2 && now - last >= BACKLOG_QUIET_MS) || now - signalled >= BACKLOG_MAX_MS) {
         server.off("connection", taken)
+        listenerClosedAt = now
         NetServer.prototype.close.call(server, () => resolve())
       } else setTimeout(check, BACKLOG_CHECK_MS)
     }
@@ -124,8 +130,11 @@ export const drain = (server: Server): Promise<void> => {
     else res.once("finish", () => socket.end())
   }
   if (state === undefined) return closed
-  closeSpentConnections(state)
-  const sweep = setInterval(() => closeSpentConnections(state), DRAIN_SWEEP_MS)
+  // A connection that has sent nothing by then (a browser's preconnect, a TCP probe) is not
+  // waited for: it goes a sweep after the listener has closed, not at the grace period's end.
+  const sweepSpent = () => closeSpentConnections(state, listenerClosedAt !== undefined && Date.now() - listenerClosedAt >= DRAIN_SWEEP_MS)
+  sweepSpent()
+  const sweep = setInterval(sweepSpent, DRAIN_SWEEP_MS)
   return closed.finally(() => clearInterval(sweep))
 }
 

@@ -14,7 +14,7 @@ import { stdoutLines } from "./log-output.ts"
  */
 export const main = async (): Promise<void> => {
   const env = process.env
-  const signals = holdStartSignals((signal, handler) => process.on(signal, handler))
+  const signals = holdStartSignals((signal, handler) => process.on(signal, handler), (code) => process.exit(code))
   // Log lines leave in one write per event-loop turn, and all of them before the process exits.
   const logs = stdoutLines()
   const exit = (code: number): never => process.exit(code)

@@ -41,5 +41,9 @@ describe("configuration", () => {
     expect(parseConfig({ KEYSPACE_SCHEDULER: "temporal", DATABASE_URL: "postgres://u@h/db" }).scheduler).toBe("temporal")
     expect(parseConfig({ KEYSPACE_CLOCK: "manual", KEYSPACE_CLOCK_START: "2032-02-29T23:59:59+07:00" }).clock.start).toBe(Date.parse("2032-02-29T23:59:59+07:00"))
     expect(parseConfig({ DATABASE_URL: "postgres://u:p%25ss@h/db?sslmode=require" }).databaseUrl).toBe("postgres://u:p%25ss@h/db?sslmode=require")
+    // Forms the driver takes: several hosts, IPv6, verify-ca, a lowercase t in the clock start.
+    for (const url of ["postgres://u:p@h1:5432,h2:5433/db", "postgres://u@[::1]:5432/db", "postgres://u@h/db?sslmode=verify-ca", "postgres:///db"])
+      expect(parseConfig({ DATABASE_URL: url }).databaseUrl).toBe(url)
+    expect(parseConfig({ KEYSPACE_CLOCK: "manual", KEYSPACE_CLOCK_START: "2030-01-01t09:00:00Z" }).clock.start).toBe(Date.parse("2030-01-01T09:00:00Z"))
   })
 })

@@ -128,6 +128,23 @@ describe("SIGTERM to the npm script stops the server within its bound", () => {
       }
     })
 
+  it("on node: a connection that never sends a request does not hold a stop to the grace period's end", { timeout: 120_000 }, async () => {
+    const s = spawnServer("node", { KEYSPACE_DATA_DIR: "memory", KEYSPACE_SHUTDOWN_GRACE_MS: "20000", KEYSPACE_ADMIN_TOKEN: "signals-admin-token-0123456" })
+    started.push(s)
+    const port = await s.listening(120_000)
+    // A browser's preconnect or a TCP health probe: connected, silent.
+    const silent = connect(port, "127.0.0.1")
+    silent.on("error", () => {})
+    await new Promise((r) => silent.once("connect", r))
+    await new Promise((r) => setTimeout(r, 200))
+    const sent = Date.now()
+    s.child.kill("SIGTERM")
+    const { code } = await s.exited(30_000)
+    silent.destroy()
+    expect(code).toBe(0)
+    expect(Date.now() - sent).toBeLessThan(5_000)
+  })
+
   it("on node: a SIGTERM amid a burst of new connections answers every connection the kernel had taken, none reset", { timeout: 120_000 }, async () => {
     const s = spawnServer("node", { KEYSPACE_DATA_DIR: "memory", KEYSPACE_ADMIN_TOKEN: "signals-admin-token-0123456", KEYSPACE_LOG_LEVEL: "silent" })
     started.push(s)

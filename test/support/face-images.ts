@@ -13,11 +13,14 @@ export const jpegBase64 = (bytes: number, fill = 0): string => {
   return buf.toString("base64")
 }
 
-/** A whole PNG's frame; at least 45 bytes. */
+/** A whole PNG's frame: signature, IHDR, one IDAT chunk of `fill` bytes, IEND; at least 57 bytes. */
 export const pngBase64 = (bytes = 64, fill = 0): string => {
   const buf = Buffer.alloc(bytes, fill)
   buf.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
   buf.set([0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52], 8)
+  // IHDR's 13 bytes and CRC end at 33; IDAT's data runs to its CRC before IEND.
+  buf.writeUInt32BE(bytes - 57, 33)
+  buf.set([0x49, 0x44, 0x41, 0x54], 37)
   buf.set([0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82], bytes - 12)
   return buf.toString("base64")
 }

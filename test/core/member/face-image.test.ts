@@ -89,6 +89,12 @@ describe("face image (PartnerCredentialsRequest.face)", () => {
     expect(failure(b64(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0xff, 0xd9])))).toContain("not a whole JPEG")
   })
 
+  it("bytes after a whole image's end (a phone's trailer, a motion clip) are allowed", () => {
+    const trailer = new Uint8Array([0x53, 0x45, 0x46, 0x54, 0, 0, 0, 0])
+    expect(Result.isSuccess(decodeFaceImage(b64(new Uint8Array([...JPEG, ...trailer]))))).toBe(true)
+    expect(Result.isSuccess(decodeFaceImage(b64(new Uint8Array([...PNG, ...trailer]))))).toBe(true)
+  })
+
   it("a huge string is refused before any decoding", () => {
     const huge = "A".repeat(MAX_FACE_BYTES * 3)
     const started = performance.now()

@@ -1,6 +1,6 @@
 import { Option, Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { beginPaidExtension, sumOfSummaries } from "../../../core/booking/paid-extension.ts"
+import { beginPaidExtension } from "../../../core/booking/paid-extension.ts"
 import type { PriceSummary } from "../../../core/booking/pricing.ts"
 import type { Booking } from "../../../core/booking/state.ts"
 import { transition } from "../../../core/booking/transitions.ts"
@@ -84,39 +84,30 @@ describe("payment rules", () => {
       const total = (b.end - b.start) / (60 * MINUTE) * 100
       return { subtotal: total, total, discounts: [] }
     }
-    const paid = price(before)
-    const ext = paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid, before, updated })
+    const paidThrough = undefined
+    const ext = paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paidThrough, before, updated })
     expect(Option.getOrThrow(ext).summary.total).toBe(100)
     expect(Option.getOrThrow(ext).result).toEqual(beginPaidExtension(updated))
-    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 0, perDay: 0 }, price, paid, before, updated }))).toBe(true)
-    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid, before: { ...before, status: "unpaid" }, updated }))).toBe(true)
-    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid, before: updated.booking, updated }))).toBe(true)
+    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 0, perDay: 0 }, price, paidThrough, before, updated }))).toBe(true)
+    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paidThrough, before: { ...before, status: "unpaid" }, updated }))).toBe(true)
+    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paidThrough, before: updated.booking, updated }))).toBe(true)
   })
 
-  it("an extension owes the new price minus what was paid, when more was paid than the current times cost (shrunk, then grown back)", () => {
+  it("an extension owes the price of the new times minus that of the times already paid for (a paid extension's end given up by a shorter PATCH included)", () => {
     const { before, updated } = extended()
     const price = (b: Booking): PriceSummary => {
       const total = (b.end - b.start) / (60 * MINUTE) * 100
       return { subtotal: total, total, discounts: [] }
     }
-    const grown = price(updated.booking).total
-    // Paid for as much as the new times: nothing more to pay, a plain update.
-    const paidInFull = sumOfSummaries([price(updated.booking)])
-    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid: paidInFull, before, updated }))).toBe(true)
-    // Paid 50 less than the new times cost: 50 is owed.
-    const paidLess = sumOfSummaries([{ subtotal: grown - 80, total: grown - 80, discounts: [] }, { subtotal: 30, total: 30, discounts: [] }])
-    expect(Option.getOrThrow(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid: paidLess, before, updated })).summary.total).toBe(50)
-    // Nothing paid (the room had no price when booked): only the added time is owed.
-    const nothing = sumOfSummaries([])
-    expect(Option.getOrThrow(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid: nothing, before, updated })).summary.total).toBe(100)
-  })
-
-  it("payments' summaries add up line by line, discounts by code", () => {
-    const sum = sumOfSummaries([
-      { subtotal: 100, total: 90, discounts: [{ code: "P10", name: "Ten", value: 10 }] },
-      { subtotal: 100.01, total: 90.01, discounts: [{ code: "P10", name: "Ten", value: 10 }] },
-    ])
-    expect(sum).toEqual({ subtotal: 200.01, total: 180.01, discounts: [{ code: "P10", name: "Ten", value: 20 }] })
+    const rate = { perHour: 100, perDay: 0 }
+    // Paid through the new end already: nothing more to pay, a plain update.
+    expect(Option.isNone(paidExtensionOf({ chargeRate: rate, price, paidThrough: updated.booking.end, before, updated }))).toBe(true)
+    // Paid through half an hour beyond the old end: the other half hour is owed.
+    const half = paidExtensionOf({ chargeRate: rate, price, paidThrough: before.end + 30 * MINUTE, before, updated })
+    expect(Option.getOrThrow(half).summary.total).toBe(50)
+    // A paid end before the booking's own end changes nothing.
+    const earlier = paidExtensionOf({ chargeRate: rate, price, paidThrough: before.end - 30 * MINUTE, before, updated })
+    expect(Option.getOrThrow(earlier).summary.total).toBe(100)
   })
 
   it("a cancel's paymentId must be a payment of the booking, and the pending one while unpaid", () => {
