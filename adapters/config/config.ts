@@ -1,5 +1,6 @@
 import { Context, Schema } from "effect"
 import { LATEST_CLOCK_INSTANT } from "../../core/operator/clock.ts"
+import { isValidDate } from "../../core/shared/local-time.ts"
 import { DEFAULT_TASK_QUEUE } from "../../workflows/definitions.ts"
 
 /**
@@ -96,8 +97,7 @@ const isCalendarDateTime = (text: string): boolean => {
   const m = /^([+-]?\d{4,6})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/i.exec(text)
   if (m === null) return false
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [number, number, number, number, number, number]
-  const date = new Date(Date.UTC(year, month - 1, day))
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60
+  return isValidDate({ year, month, day }) && hour < 24 && minute < 60 && second < 60
 }
 
 /** The SSL modes the PostgreSQL driver takes (postgres-js; verify-ca, as verify-full, verifies the certificate). */

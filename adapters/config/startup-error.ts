@@ -47,13 +47,12 @@ export const startupFailureMessage = (e: unknown, env: Env): string | undefined 
     return undefined
   }
   const t = target(env.DATABASE_URL)
+  // Asked for SSL, a server without it closes the connection: say so, not "unreachable".
+  if (code === "ECONNRESET" && (t.sslmode === "require" || t.sslmode === "verify-full" || t.sslmode === "verify-ca"))
+    return `DATABASE_URL: PostgreSQL at ${t.where} closed the connection (ECONNRESET); with sslmode=${t.sslmode}, a server without SSL does that. Enable SSL on the server, or set sslmode=prefer or disable.`
   switch (code) {
-    case "ECONNRESET":
-      // Asked for SSL, a server without it closes the connection: say so, not "unreachable".
-      if (t.sslmode === "require" || t.sslmode === "verify-full" || t.sslmode === "verify-ca")
-        return `DATABASE_URL: PostgreSQL at ${t.where} closed the connection (ECONNRESET); with sslmode=${t.sslmode}, a server without SSL does that. Enable SSL on the server, or set sslmode=prefer or disable.`
-      return `DATABASE_URL: cannot reach PostgreSQL at ${t.where} (${code}). Start the database server or fix the host and port in DATABASE_URL.`
     case "ECONNREFUSED":
+    case "ECONNRESET":
     case "EHOSTUNREACH":
     case "ENETUNREACH":
     case "CONNECT_TIMEOUT":

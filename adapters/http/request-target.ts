@@ -20,11 +20,11 @@ export const isHostHeader = (host: string): boolean => {
   return URL.canParse(`http://${m[1]}/`)
 }
 
-const badHost = () =>
-  new Response(JSON.stringify(failureBody("SV001", ["Host: must be a host name or address with an optional port"])), {
-    status: 400,
-    headers: { "Content-Type": "application/json; charset=utf-8", Connection: "close" },
-  })
+/** A refusal before the app: the error envelope, and the connection ends. */
+const refused = (status: number, body: string) =>
+  new Response(body, { status, headers: { "Content-Type": "application/json; charset=utf-8", Connection: "close" } })
+
+const BAD_HOST = JSON.stringify(failureBody("SV001", ["Host: must be a host name or address with an optional port"]))
 
 /** What Node's parser takes for a 100-continue expectation (node:_http_server's continueExpression). */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i
@@ -50,15 +50,11 @@ export const routedByTarget = <Rest extends unknown[]>(
     const host = request.headers.get("host")
     // Clients send one Host over and over: the last good one skips the check.
     if (host !== null && host !== "" && host !== lastGood) {
-      if (!isHostHeader(host)) return badHost()
+      if (!isHostHeader(host)) return refused(400, BAD_HOST)
       lastGood = host
     }
     const expect = request.headers.get("expect")
-    if (expect !== null && !CONTINUE.test(expect))
-      return new Response(unmetExpectationBody(expect), {
-        status: 417,
-        headers: { "Content-Type": "application/json; charset=utf-8", Connection: "close" },
-      })
+    if (expect !== null && !CONTINUE.test(expect)) return refused(417, unmetExpectationBody(expect))
     if (request.url.startsWith("/")) return fetch(new Request(`http://${localHost}${request.url}`, request), ...rest)
     return fetch(request, ...rest)
   }

@@ -95,9 +95,13 @@ export const BookingStorePostgres = Layer.effect(
             )
             .orderBy(bookingSlotsTable.bookingId)
           const locked: Array<{ stored: StoredBooking; assetConfig: unknown }> = []
+          // One config read per asset, not per booking.
+          const configs = new Map<string, unknown>()
           for (const { id } of live) {
             const stored = await loadBooking(tx, id, { lock: true })
-            if (stored !== undefined) locked.push({ stored, assetConfig: await assetConfigRaw(tx, stored) })
+            if (stored === undefined) continue
+            if (!configs.has(stored.row.assetId)) configs.set(stored.row.assetId, await assetConfigRaw(tx, stored))
+            locked.push({ stored, assetConfig: configs.get(stored.row.assetId) })
           }
           return locked
         }),

@@ -558,6 +558,12 @@ const readManifestIds = async (db: Queryable): Promise<ManifestIds> => {
   return out
 }
 
+/**
+ * The lock every manifest apply and the demo seed's check take first (transaction-scoped): two
+ * applies of one new key on two processes would both insert it.
+ */
+const serializeManifests = (tx: Tx) => tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('keyspace:manifest', 11))`)
+
 /** The manifest on PostgreSQL / PGlite. */
 export const ManifestStorePostgres = Layer.effect(
   ManifestStore,
@@ -575,7 +581,10 @@ export const ManifestStorePostgres = Layer.effect(
     const r = <A>(f: (q: Queryable) => Promise<A>) => read(f).pipe(Effect.provideService(SqlDatabase, database))
     return ManifestStore.of({
       apply: (manifest) =>
-        inTx("ManifestStore.apply", (tx) => applyManifest(deps, tx, manifest)).pipe(
+        inTx("ManifestStore.apply", async (tx) => {
+          await serializeManifests(tx)
+          return applyManifest(deps, tx, manifest)
+        }).pipe(
           Effect.catchTag("DatabaseError", (e) => {
             // An identity key held by a user outside the manifest (its own duplicates are refused
             // before the write): a conflict the operator resolves, not a fault.
@@ -590,7 +599,7 @@ export const ManifestStorePostgres = Layer.effect(
         ),
       serialize: () =>
         write("ManifestStore.serialize", async (tx) => {
-          await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('keyspace:manifest', 11))`)
+          await serializeManifests(tx)
         }),
       ids: () => r(readManifestIds),
       census: () =>

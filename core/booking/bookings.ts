@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Metric, Option, Result } from "effect"
 import { actingUserId, canSeeProject, type Principal } from "../auth/principal.ts"
 import { countHoldRefused } from "../payment/metrics.ts"
-import { openPayment, unpaidWindowEnd, voidAtGateway, voidPendingPayments } from "../payment/booking-payments.ts"
+import { openPayment, paidThroughOf, unpaidWindowEnd, voidAtGateway, voidPendingPayments } from "../payment/booking-payments.ts"
 import type { PaymentRecord } from "../payment/records.ts"
 import {
   cancelPaymentIdCheck,
@@ -428,11 +428,8 @@ export class Bookings extends Context.Service<
             const discounts = isPaid(asset.chargeRate)
               ? yield* extensionDiscounts(asset.projectId, c.payment.discountCode, visible.row.discountCode)
               : []
-            // The latest end a paid extension paid for: time a shorter PATCH gave up is still paid.
             const paidThrough = isPaid(asset.chargeRate)
-              ? ((yield* payments.byBookings([visible.row.id])).get(visible.row.id) ?? [])
-                  .filter((x) => x.status === "paid" && x.newEndAt !== null)
-                  .reduce<number | undefined>((latest, x) => Math.max(latest ?? 0, x.newEndAt!), undefined)
+              ? paidThroughOf((yield* payments.byBookings([visible.row.id])).get(visible.row.id) ?? [])
               : undefined
             return { asset, attendees, discounts, paidThrough }
           })

@@ -30,9 +30,6 @@ const WHITESPACE = /\s/g
  */
 const MAX_RAW_CHARS = Math.ceil(MAX_FACE_BYTES / 3) * 4 * 2
 
-const startsWith = (bytes: Uint8Array, magic: ReadonlyArray<number>) =>
-  bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b)
-
 /** A JPEG's start of scan and end of image markers. */
 const JPEG_SOS = [0xff, 0xda] as const
 const JPEG_EOI = [0xff, 0xd9] as const
@@ -40,6 +37,7 @@ const JPEG_EOI = [0xff, 0xd9] as const
 const PNG_IHDR = [0x49, 0x48, 0x44, 0x52] as const
 const PNG_IEND = [0x49, 0x45, 0x4e, 0x44] as const
 
+/** Whether `bytes` hold `expected` at `offset` (the magic bytes at 0, a marker or chunk type). */
 const at = (bytes: Uint8Array, offset: number, expected: ReadonlyArray<number>) =>
   offset >= 0 && offset + expected.length <= bytes.length && expected.every((b, i) => bytes[offset + i] === b)
 
@@ -111,9 +109,9 @@ export const decodeFaceImage = (input: string): Result.Result<FaceImage, string>
   }
   const bytes = new Uint8Array(binary.length)
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
-  const mimeType: FaceMimeType | undefined = startsWith(bytes, JPEG_MAGIC)
+  const mimeType: FaceMimeType | undefined = at(bytes, 0, JPEG_MAGIC)
     ? "image/jpeg"
-    : startsWith(bytes, PNG_MAGIC)
+    : at(bytes, 0, PNG_MAGIC)
       ? "image/png"
       : undefined
   if (mimeType === undefined) return Result.fail("face is not a JPEG or PNG image")

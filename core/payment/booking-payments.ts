@@ -120,3 +120,12 @@ export const unpaidWindowEnd = (
   fallbackMs: number,
 ): Effect.Effect<number> =>
   Effect.map(payments.byBookings([bookingId]), (all) => all.get(bookingId)?.at(-1)?.expiresAt ?? unpaidSince + fallbackMs)
+
+/**
+ * The latest end a paid extension of the booking paid for, if any (records.ts `newEndAt`): time
+ * a shorter PATCH gave up since is still paid for (rules.ts paidExtensionOf).
+ */
+export const paidThroughOf = (payments: ReadonlyArray<PaymentRecord>): number | undefined => {
+  const ends = payments.flatMap((x) => (x.status === "paid" && x.newEndAt !== null ? [x.newEndAt] : []))
+  return ends.length === 0 ? undefined : Math.max(...ends)
+}

@@ -21,13 +21,15 @@ export class ManifestStore extends Context.Service<
   ManifestStore,
   {
     /**
-     * Applies a validated manifest (idempotent; in tx): the key -> id map and the assets retimed; a phone or
-     * employee id a user outside the manifest holds fails it, nothing written.
+     * Applies a validated manifest (idempotent; in tx, after every other apply on any process has
+     * committed: `serialize`): the key -> id map and the assets retimed; a phone or employee id a
+     * user outside the manifest holds fails it, nothing written.
      */
     readonly apply: (manifest: Manifest) => Effect.Effect<ManifestApplied, StateConflict>
     /**
      * In tx: waits until no other manifest apply or demo seed is running on any process, and
-     * keeps them out until the transaction ends (two applies of one new key would both insert it).
+     * keeps them out until the transaction ends (two applies of one new key would both insert
+     * it). `apply` takes it itself; a caller that reads before applying (the demo seed) takes it first.
      */
     readonly serialize: () => Effect.Effect<void>
     /** The key -> id map of everything provisioned so far. */

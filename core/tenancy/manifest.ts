@@ -16,11 +16,11 @@ const Key = Schema.String.check(
 const Text = Schema.String.check(Schema.isMinLength(1))
 /** Counts and positions are stored as 32-bit integers. */
 const NonNegInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(2_147_483_647))
-/** THB a room or desk charges per hour or per day: up to ten million, so every price stays a number. */
 /** An amount of THB a payment can carry: whole satang (at most 2 decimals), as pricing.ts assumes. */
 const wholeSatang = Schema.makeFilter((thb: number) =>
   Math.abs(thb * 100 - Math.round(thb * 100)) < 1e-6 ? undefined : "must be in whole satang (at most 2 decimals)",
 )
+/** THB a room or desk charges per hour or per day: up to ten million, so every price stays a number. */
 const Rate = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(10_000_000), wholeSatang)
 
 export const isTimeZone = (tz: string): boolean => {

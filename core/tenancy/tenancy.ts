@@ -38,7 +38,6 @@ export class Tenancy extends Context.Service<Tenancy>()("keyspace/core/Tenancy",
       // the same transaction: ticks planned by the old timings would be skipped by the new ones.
       const applied = yield* uow.transaction(
         Effect.gen(function* () {
-          yield* store.serialize()
           const applied = yield* store.apply(stored)
           const replanned = yield* lifecycle.replanAssets(applied.retimedAssets, clock.now())
           return { ids: applied.ids, replanned }

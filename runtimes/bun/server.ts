@@ -4,8 +4,8 @@ import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { routedByTarget } from "../../adapters/http/request-target.ts"
 
 const env = process.env
-const signals = holdStartSignals((signal, handler) => process.on(signal, handler), (code) => process.exit(code))
 const exit = (code: number): never => process.exit(code)
+const signals = holdStartSignals((signal, handler) => process.on(signal, handler), exit)
 const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
 const { port, publicUrl, shutdownGraceMs } = booted.services.config
 // Bun's own body limit closes the connection unanswered (the client's write fails): the app's

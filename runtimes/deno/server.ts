@@ -5,8 +5,8 @@ import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts
 import { routedByTarget } from "../../adapters/http/request-target.ts"
 
 const env = Deno.env.toObject()
-const signals = holdStartSignals((signal, handler) => Deno.addSignalListener(signal, handler), (code) => Deno.exit(code))
 const exit = (code: number): never => Deno.exit(code)
+const signals = holdStartSignals((signal, handler) => Deno.addSignalListener(signal, handler), exit)
 const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
 // A lost database connection left unhandled by postgres-js is not fatal (runtimes/node/server.ts).
 globalThis.addEventListener("unhandledrejection", (e) => {

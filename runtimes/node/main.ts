@@ -14,10 +14,10 @@ import { stdoutLines } from "./log-output.ts"
  */
 export const main = async (): Promise<void> => {
   const env = process.env
-  const signals = holdStartSignals((signal, handler) => process.on(signal, handler), (code) => process.exit(code))
+  const exit = (code: number): never => process.exit(code)
+  const signals = holdStartSignals((signal, handler) => process.on(signal, handler), exit)
   // Log lines leave in one write per event-loop turn, and all of them before the process exits.
   const logs = stdoutLines()
-  const exit = (code: number): never => process.exit(code)
   const booted = await startOrExit(env, () => boot(env, { probePort: true, logLine: logs.line }), exit)
   // postgres-js (3.4) leaves the type fetch of each new connection unhandled: PostgreSQL ending
   // that session during the fetch (a restart, a terminated backend) would end the process. The

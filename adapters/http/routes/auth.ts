@@ -12,11 +12,12 @@ import {
 } from "../schemas/token-request.ts"
 import { decodeAll, decodeOrFail, readJson } from "../validation.ts"
 
+const isHead = Schema.is(TokenRequestHead)
+
 /** POST /auth/accessToken: every grant of spec Authentication, one use case per grant. */
 export const authRoutes = ({ run, tokens }: { readonly run: Run<never>; readonly tokens: Tokens["Service"] }) =>
   new Hono<AppEnv>().post("/accessToken", async (c) => {
     const body = await readJson(c)
-    const isHead = Schema.is(TokenRequestHead)
     const { grant_type } = isHead(body)
       ? body
       : decodeAll(
