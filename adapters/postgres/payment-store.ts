@@ -40,6 +40,7 @@ export const toPaymentRecord = (p: PaymentRow): PaymentRecord => ({
           timePeriod: p.previousTimePeriod,
         }
       : undefined,
+  newStartAt: p.newStartAt?.getTime() ?? null,
   newEndAt: p.newEndAt?.getTime() ?? null,
   createdAt: p.createdAt.getTime(),
   updatedAt: p.updatedAt.getTime(),
@@ -68,6 +69,7 @@ const rowOf = (p: NewPayment) => {
     previousEndAt: o ? new Date(o.end) : null,
     previousStatus: o ? o.status : null,
     previousTimePeriod: o ? o.timePeriod : null,
+    newStartAt: p.newStartAt === null ? null : new Date(p.newStartAt),
     newEndAt: p.newEndAt === null ? null : new Date(p.newEndAt),
     createdAt: new Date(p.at),
     updatedAt: new Date(p.at),

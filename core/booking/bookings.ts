@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Metric, Option, Result } from "effect"
 import { actingUserId, canSeeProject, type Principal } from "../auth/principal.ts"
 import { countHoldRefused } from "../payment/metrics.ts"
-import { openPayment, paidThroughOf, unpaidWindowEnd, voidAtGateway, voidPendingPayments } from "../payment/booking-payments.ts"
+import { openPayment, paidTimesOf, unpaidWindowEnd, voidAtGateway, voidPendingPayments } from "../payment/booking-payments.ts"
 import type { PaymentRecord } from "../payment/records.ts"
 import {
   cancelPaymentIdCheck,
@@ -428,10 +428,10 @@ export class Bookings extends Context.Service<
             const discounts = isPaid(asset.chargeRate)
               ? yield* extensionDiscounts(asset.projectId, c.payment.discountCode, visible.row.discountCode)
               : []
-            const paidThrough = isPaid(asset.chargeRate)
-              ? paidThroughOf((yield* payments.byBookings([visible.row.id])).get(visible.row.id) ?? [])
+            const paid = isPaid(asset.chargeRate)
+              ? paidTimesOf((yield* payments.byBookings([visible.row.id])).get(visible.row.id) ?? [])
               : undefined
-            return { asset, attendees, discounts, paidThrough }
+            return { asset, attendees, discounts, paid }
           })
 
         const plan = (stored: StoredBooking, { asset, attendees }: Effect.Success<ReturnType<typeof context>>) =>
@@ -491,7 +491,7 @@ export class Bookings extends Context.Service<
             const extension = paidExtensionOf({
               chargeRate: asset.chargeRate,
               price: (b) => priceOf(asset.chargeRate, b.start, b.end, asset.timeZone, discounts),
-              paidThrough: needs.paidThrough,
+              paid: needs.paid,
               before,
               updated: planned.result,
             })

@@ -5,7 +5,7 @@ import type { Booking } from "../booking/state.ts"
 import type { PaymentStore } from "../ports/payment-store.ts"
 import type { PaymentGateway, PaymentKind } from "../ports/payments.ts"
 import { paymentOutcome } from "./metrics.ts"
-import type { PaymentOrigin, PaymentRecord } from "./records.ts"
+import type { PaidTimes, PaymentOrigin, PaymentRecord } from "./records.ts"
 import { channelOf, paymentDescription } from "./rules.ts"
 
 /**
@@ -79,7 +79,8 @@ export const openPayment = (deps: PaymentOpening, input: OpenPaymentInput): Effe
       webPaymentUrl: handoff.webPaymentUrl,
       webPaymentQr: handoff.webPaymentQr,
       origin: input.origin,
-      newEndAt: input.origin ? b.end : null,
+      newStartAt: b.start,
+      newEndAt: b.end,
       at: now,
     })
     yield* Metric.update(paymentOutcome("opened"), 1)
@@ -122,10 +123,13 @@ export const unpaidWindowEnd = (
   Effect.map(payments.byBookings([bookingId]), (all) => all.get(bookingId)?.at(-1)?.expiresAt ?? unpaidSince + fallbackMs)
 
 /**
- * The latest end a paid extension of the booking paid for, if any (records.ts `newEndAt`): time
- * a shorter PATCH gave up since is still paid for (rules.ts paidExtensionOf).
+ * The times the booking's latest settled payment paid for (records.ts `newStartAt`, `newEndAt`;
+ * `payments` in opening order), if recorded: time a shorter PATCH gave up since is still paid
+ * for (rules.ts paidExtensionOf). Every change since that payment cost no more than it.
  */
-export const paidThroughOf = (payments: ReadonlyArray<PaymentRecord>): number | undefined => {
-  const ends = payments.flatMap((x) => (x.status === "paid" && x.newEndAt !== null ? [x.newEndAt] : []))
-  return ends.length === 0 ? undefined : Math.max(...ends)
+export const paidTimesOf = (payments: ReadonlyArray<PaymentRecord>): PaidTimes | undefined => {
+  const latest = payments.findLast((x) => x.status === "paid")
+  return latest === undefined || latest.newStartAt === null || latest.newEndAt === null
+    ? undefined
+    : { start: latest.newStartAt, end: latest.newEndAt }
 }

@@ -31,10 +31,20 @@ export interface PaymentRecord {
   readonly webPaymentQr: string
   /** A paid extension: the booking before the PATCH, restored if the window lapses. */
   readonly origin: PaymentOrigin | undefined
-  /** A paid extension: the new end being paid for. */
+  /**
+   * The booking's times this payment pays for: a create's times, or a paid extension's new
+   * times. Null on payments opened before they were recorded (migration 0018: a create's).
+   */
+  readonly newStartAt: number | null
   readonly newEndAt: number | null
   readonly createdAt: number
   readonly updatedAt: number
+}
+
+/** The times a payment paid for (`newStartAt`, `newEndAt`). */
+export interface PaidTimes {
+  readonly start: number
+  readonly end: number
 }
 
 /** What a lapsed extension restores: times, status and (desks) the time period before the PATCH. */

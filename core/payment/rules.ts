@@ -16,7 +16,7 @@ import {
 } from "../ports/payments.ts"
 import { StateConflict, ValidationFailed } from "../shared/errors.ts"
 import { formatHHmm, formatLocalDate, localDateOf } from "../shared/local-time.ts"
-import type { PaymentOrigin, PaymentRecord } from "./records.ts"
+import type { PaidTimes, PaymentOrigin, PaymentRecord } from "./records.ts"
 
 /** The pure payment rules: whether to pay, with what, how a payment ends. */
 
@@ -87,15 +87,16 @@ export interface PaidExtension {
  * checked-in, its times change and the new times cost more. None = a plain update (a shorter
  * or cheaper change is not refunded; the sandbox has no refunds). `price` prices a booking's
  * times with the extension's discounts (core/booking/pricing.ts priceOf in the project's zone).
- * The base is the price of the times already paid for: the booking's, or up to `paidThrough`
- * (the latest end a paid extension paid for) when that is later. Time paid for and given up by
- * a shorter PATCH is not sold again when the booking grows back, and the base is priced like
- * the new times (today's rate and discounts), so a discount given now never makes time free.
+ * The base is the price of the times already paid for: the booking's own times, or the part of
+ * the new times the latest payment paid for (`paid`) when that costs more. Time paid for and
+ * given up by a shorter PATCH is not sold again when the booking grows back into it; time the
+ * booking moved away from is not given back elsewhere. Both are priced like the new times
+ * (today's rate and discounts), so a discount given now never makes time free.
  */
 export const paidExtensionOf = (input: {
   readonly chargeRate: ChargeRate
   readonly price: (b: Booking) => PriceSummary
-  readonly paidThrough: number | undefined
+  readonly paid: PaidTimes | undefined
   readonly before: Booking
   readonly updated: Transitioned
 }): Option.Option<PaidExtension> => {
@@ -104,10 +105,11 @@ export const paidExtensionOf = (input: {
   if (!isPaid(input.chargeRate)) return Option.none()
   if (before.status !== "active" && before.status !== "checked-in") return Option.none()
   if (after.start === before.start && after.end === before.end) return Option.none()
-  const base =
-    input.paidThrough !== undefined && input.paidThrough > before.end
-      ? input.price({ ...before, end: input.paidThrough })
-      : input.price(before)
+  const own = input.price(before)
+  const start = Math.max(after.start, input.paid?.start ?? Infinity)
+  const end = Math.min(after.end, input.paid?.end ?? -Infinity)
+  const paidPart = start < end ? input.price({ ...after, start, end }) : undefined
+  const base = paidPart !== undefined && paidPart.total > own.total ? paidPart : own
   const summary = priceDifference(base, input.price(after))
   if (!needsPayment(summary)) return Option.none()
   return Option.some({ result: beginPaidExtension(updated), summary })

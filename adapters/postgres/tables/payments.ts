@@ -46,12 +46,14 @@ export const paymentsTable = pgTable(
     webPaymentQr: text("web_payment_qr").notNull(),
     /**
      * A paid extension: the booking's state before it went unpaid, restored when the window
-     * lapses (start, end, status, desk timePeriod), and the new end being paid for.
+     * lapses (start, end, status, desk timePeriod).
      */
     previousStartAt: instant("previous_start_at"),
     previousEndAt: instant("previous_end_at"),
     previousStatus: text("previous_status"),
     previousTimePeriod: text("previous_time_period"),
+    /** The times paid for: a create's, or an extension's new times (null before migration 0018). */
+    newStartAt: instant("new_start_at"),
     newEndAt: instant("new_end_at"),
     ...timestamps,
   },

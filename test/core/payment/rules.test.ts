@@ -39,6 +39,7 @@ const payment = (over: Partial<PaymentRecord> = {}): PaymentRecord => ({
   webPaymentUrl: "http://x/pay/p1",
   webPaymentQr: "data:,",
   origin: undefined,
+  newStartAt: null,
   newEndAt: null,
   createdAt: NOW,
   updatedAt: NOW,
@@ -84,30 +85,34 @@ describe("payment rules", () => {
       const total = (b.end - b.start) / (60 * MINUTE) * 100
       return { subtotal: total, total, discounts: [] }
     }
-    const paidThrough = undefined
-    const ext = paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paidThrough, before, updated })
+    const paid = undefined
+    const ext = paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid, before, updated })
     expect(Option.getOrThrow(ext).summary.total).toBe(100)
     expect(Option.getOrThrow(ext).result).toEqual(beginPaidExtension(updated))
-    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 0, perDay: 0 }, price, paidThrough, before, updated }))).toBe(true)
-    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paidThrough, before: { ...before, status: "unpaid" }, updated }))).toBe(true)
-    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paidThrough, before: updated.booking, updated }))).toBe(true)
+    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 0, perDay: 0 }, price, paid, before, updated }))).toBe(true)
+    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid, before: { ...before, status: "unpaid" }, updated }))).toBe(true)
+    expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid, before: updated.booking, updated }))).toBe(true)
   })
 
-  it("an extension owes the price of the new times minus that of the times already paid for (a paid extension's end given up by a shorter PATCH included)", () => {
+  it("an extension owes the price of the new times minus that of the times already paid for (time a payment paid for and a shorter PATCH gave up included)", () => {
     const { before, updated } = extended()
     const price = (b: Booking): PriceSummary => {
       const total = (b.end - b.start) / (60 * MINUTE) * 100
       return { subtotal: total, total, discounts: [] }
     }
     const rate = { perHour: 100, perDay: 0 }
+    const owed = (paid: { start: number; end: number } | undefined) =>
+      Option.map(paidExtensionOf({ chargeRate: rate, price, paid, before, updated }), (x) => x.summary.total)
     // Paid through the new end already: nothing more to pay, a plain update.
-    expect(Option.isNone(paidExtensionOf({ chargeRate: rate, price, paidThrough: updated.booking.end, before, updated }))).toBe(true)
+    expect(owed({ start: before.start, end: updated.booking.end })).toEqual(Option.none())
     // Paid through half an hour beyond the old end: the other half hour is owed.
-    const half = paidExtensionOf({ chargeRate: rate, price, paidThrough: before.end + 30 * MINUTE, before, updated })
-    expect(Option.getOrThrow(half).summary.total).toBe(50)
-    // A paid end before the booking's own end changes nothing.
-    const earlier = paidExtensionOf({ chargeRate: rate, price, paidThrough: before.end - 30 * MINUTE, before, updated })
-    expect(Option.getOrThrow(earlier).summary.total).toBe(100)
+    expect(owed({ start: before.start, end: before.end + 30 * MINUTE })).toEqual(Option.some(50))
+    // Paid times within the booking's own change nothing.
+    expect(owed({ start: before.start, end: before.end - 30 * MINUTE })).toEqual(Option.some(100))
+    // Times paid for and moved away from (a same-price move earlier) are not given back later.
+    expect(owed({ start: before.start - 180 * MINUTE, end: before.start - 60 * MINUTE })).toEqual(Option.some(100))
+    // Paid for two hours that reach into the new times for only one and a half: half an hour is owed.
+    expect(owed({ start: before.start - 30 * MINUTE, end: before.end + 30 * MINUTE })).toEqual(Option.some(50))
   })
 
   it("a cancel's paymentId must be a payment of the booking, and the pending one while unpaid", () => {

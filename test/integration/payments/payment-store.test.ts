@@ -33,6 +33,7 @@ const newPayment = (bookingId: string, invoiceNo: string): NewPayment => ({
   webPaymentUrl: "http://localhost/pay/x",
   webPaymentQr: "data:image/png;base64,AAAA",
   origin: { start: at("10:00"), end: at("11:00"), status: "active", timePeriod: null },
+  newStartAt: at("10:00"),
   newEndAt: at("12:00"),
   at: at("09:00"),
 })
@@ -69,7 +70,7 @@ const contract = (label: string, setup: () => Promise<{ run: Run; bookingId: str
       if (!Exit.isSuccess(opened)) throw new Error(String(opened.cause))
       const p = opened.value
       expect(p.invoiceNo).toMatch(/^INV-20300107-\d{6}$/)
-      expect(p).toMatchObject({ status: "pending", settledAt: null, createdAt: at("09:00"), newEndAt: at("12:00") })
+      expect(p).toMatchObject({ status: "pending", settledAt: null, createdAt: at("09:00"), newStartAt: at("10:00"), newEndAt: at("12:00") })
       const got = await run(PaymentStore.use((s) => Effect.all([s.byId(p.id), s.pendingOf(bookingId), s.byBookings([bookingId, "65a0000000000000000fffff"])])))
       if (!Exit.isSuccess(got)) throw new Error(String(got.cause))
       const [byId, pending, grouped] = got.value

@@ -239,6 +239,33 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect((await paymentRows(h, m._id)).length).toBe(3)
     })
 
+    it("time a create paid for and a shorter PATCH gave up is not charged again when the booking grows back", async () => {
+      const m = await bookRoom(h, w, "lotus", "10:00", "12:00", 5)
+      await paid(m)
+      const shorter = await patch(m._id, { endDateTime: local("11:00", 5) })
+      expect(shorter.body.data.status).toBe("active")
+      const back = await patch(m._id, { endDateTime: local("12:00", 5) })
+      expect(back.status).toBe(200)
+      expect(back.body.data.status).toBe("active")
+      expect(back.body.data.payment).toBeUndefined()
+      expect((await paymentRows(h, m._id)).length).toBe(1)
+    })
+
+    it("time paid for and moved away from is not given back: after a move earlier, growing back over the paid times owes what they do not cover", async () => {
+      const m = await bookRoom(h, w, "jasmine", "12:00", "13:00", 6)
+      await paid(m)
+      const longer = await patch(m._id, { endDateTime: local("15:00", 6) })
+      expect(longer.body.data.payment).toMatchObject({ amount: 200 })
+      await paid(longer.body.data)
+      // Moved to a shorter slot earlier in the day: no refund, nothing owed.
+      const moved = await patch(m._id, { startDateTime: local("10:00", 6), endDateTime: local("11:00", 6) })
+      expect(moved.body.data.status).toBe("active")
+      // 10:00-15:00 is five hours; the 300 THB paid covers three of them (12:00-15:00).
+      const grown = await patch(m._id, { endDateTime: local("15:00", 6) })
+      expect(grown.body.data.status).toBe("unpaid")
+      expect(grown.body.data.payment).toMatchObject({ amount: 200 })
+    })
+
     it("an extension of a booking nobody checked in to has its payment window cut at the no-show deadline; lapsed there, the no-show follows at the lapse, not backdated", async () => {
       // The window is 5 minutes; the no-show cancel comes 15 minutes after the 14:00 start.
       const m = await bookRoom(h, w, "orchid", "14:00", "15:00", 9)
