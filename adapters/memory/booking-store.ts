@@ -139,7 +139,12 @@ export const BookingStoreMemory = Layer.effect(
         ),
       loadForUpdate: (id) =>
         requireTx("BookingStore.loadForUpdate").pipe(
-          Effect.map(() => Option.fromUndefinedOr(tables.get().bookings.get(id))),
+          Effect.map(() =>
+            Option.map(Option.fromUndefinedOr(tables.get().bookings.get(id)), (stored) => ({
+              stored,
+              assetConfig: db.table<AssetTables>(ASSETS_TABLE, emptyAssetTables).get().assets.get(stored.row.assetId)?.rawConfig,
+            })),
+          ),
         ),
       lockLiveOfAssets: (assetIds, now) =>
         requireTx("BookingStore.lockLiveOfAssets").pipe(

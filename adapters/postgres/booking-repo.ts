@@ -24,6 +24,8 @@ import {
 import { keptQuery, param, paramAs, paramsOf } from "./kept-query.ts"
 import { outboxInsert, recordBookingEvents } from "./outbox.ts"
 import { bookingHistoriesTable, bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
+import { desksTable, roomsTable } from "./tables/tenancy.ts"
+import type { LockedBooking } from "../../core/ports/booking-store.ts"
 
 export { recordBookingEvents } from "./outbox.ts"
 
@@ -157,6 +159,25 @@ export const loadBooking = async (
   if (!row) return undefined
   const slots = await slotsOfBooking(q, { id })
   return { row, slots }
+}
+
+/** The stored (undecoded) config of the booking's room or desk. */
+export const assetConfigRaw = async (q: Queryable, booking: Pick<BookingRow, "assetKind" | "assetId">): Promise<unknown> => {
+  const table = booking.assetKind === "desk" ? desksTable : roomsTable
+  const [asset] = await q.select({ config: table.config }).from(table).where(eq(table.id, booking.assetId)).limit(1)
+  return asset?.config
+}
+
+/**
+ * The booking under its row lock, and then (in the same round trip: postgres-js pipelines
+ * them) its slots and its asset's stored config. Read after the lock, they see what a
+ * transaction that held the lock committed, a manifest's new config included.
+ */
+export const loadLockedBooking = async (tx: Queryable, id: string): Promise<LockedBooking | undefined> => {
+  const [row] = await bookingByIdForUpdate(tx, { id })
+  if (!row) return undefined
+  const [slots, assetConfig] = await Promise.all([slotsOfBooking(tx, { id }), assetConfigRaw(tx, row)])
+  return { stored: { row, slots }, assetConfig }
 }
 
 const updateSlotRow = keptQuery((q) =>

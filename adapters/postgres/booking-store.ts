@@ -2,19 +2,21 @@ import { and, gt, inArray } from "drizzle-orm"
 import { Effect, Layer, Option } from "effect"
 import { LIVE_STATUSES } from "../../core/booking/state.ts"
 import { SlotTaken } from "../../core/booking/errors.ts"
-import { BookingStore, type FirstTicks, type InsertedBooking } from "../../core/ports/booking-store.ts"
+import { BookingStore, type FirstTicks, type InsertedBooking, type LockedBooking } from "../../core/ports/booking-store.ts"
 import type { StoredBooking } from "../../core/booking/meeting.ts"
 import { Ids } from "../../core/ports/ids.ts"
 import * as Interval from "../../core/shared/interval.ts"
 import {
+  assetConfigRaw,
   historiesOf,
   insertBooking,
   liveSlotsOverlapping,
   loadBooking,
+  loadLockedBooking,
   saveTransition,
   unpaidHoldsOf,
 } from "./booking-repo.ts"
-import { assetConfigRaw, lockBookingForTick } from "./tick-queries.ts"
+import { lockBookingForTick } from "./tick-queries.ts"
 import { bookingSlotsTable } from "./tables/bookings.ts"
 import { ticksInsert } from "./tick-store.ts"
 import { pgErrorOf, PG_DEADLOCK_DETECTED, PG_EXCLUSION_VIOLATION } from "./database.ts"
@@ -74,12 +76,10 @@ export const BookingStorePostgres = Layer.effect(
         write("BookingStore.lockForTick", async (tx) => {
           const locked = await lockBookingForTick(tx, id)
           if (typeof locked === "string") return locked
-          return { stored: locked, assetConfig: await assetConfigRaw(tx, locked) }
+          return { stored: locked, assetConfig: await assetConfigRaw(tx, locked.row) }
         }),
       loadForUpdate: (id) =>
-        write("BookingStore.loadForUpdate", (tx) => loadBooking(tx, id, { lock: true })).pipe(
-          Effect.map(Option.fromUndefinedOr),
-        ),
+        write("BookingStore.loadForUpdate", (tx) => loadLockedBooking(tx, id)).pipe(Effect.map(Option.fromUndefinedOr)),
       lockLiveOfAssets: (assetIds, now) =>
         write("BookingStore.lockLiveOfAssets", async (tx) => {
           if (assetIds.length === 0) return []
@@ -94,13 +94,13 @@ export const BookingStorePostgres = Layer.effect(
               ),
             )
             .orderBy(bookingSlotsTable.bookingId)
-          const locked: Array<{ stored: StoredBooking; assetConfig: unknown }> = []
+          const locked: LockedBooking[] = []
           // One config read per asset, not per booking.
           const configs = new Map<string, unknown>()
           for (const { id } of live) {
             const stored = await loadBooking(tx, id, { lock: true })
             if (stored === undefined) continue
-            if (!configs.has(stored.row.assetId)) configs.set(stored.row.assetId, await assetConfigRaw(tx, stored))
+            if (!configs.has(stored.row.assetId)) configs.set(stored.row.assetId, await assetConfigRaw(tx, stored.row))
             locked.push({ stored, assetConfig: configs.get(stored.row.assetId) })
           }
           return locked

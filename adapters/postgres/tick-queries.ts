@@ -3,7 +3,6 @@ import type { StoredBooking } from "./booking-repo.ts"
 import { execute, type Db, type Queryable, type Tx } from "./database.ts"
 import { bookingSlotsTable, bookingsTable } from "./tables/bookings.ts"
 import { paymentsTable } from "./tables/payments.ts"
-import { desksTable, roomsTable } from "./tables/tenancy.ts"
 
 /** The statements the scheduler's tick application (adapters/scheduler/apply-tick.ts) runs. */
 
@@ -16,13 +15,6 @@ export const pendingPaymentExpiry = async (q: Queryable, bookingId: string): Pro
     .orderBy(desc(paymentsTable.createdAt))
     .limit(1)
   return pending?.expiredAt.getTime()
-}
-
-/** The stored (undecoded) config of the booking's room or desk. */
-export const assetConfigRaw = async (q: Queryable, stored: StoredBooking): Promise<unknown> => {
-  const table = stored.row.assetKind === "desk" ? desksTable : roomsTable
-  const [asset] = await q.select({ config: table.config }).from(table).where(eq(table.id, stored.row.assetId)).limit(1)
-  return asset?.config
 }
 
 /**

@@ -1,8 +1,8 @@
 import { meetingTimingsOf, type ResolvedMeetingConfig } from "../../core/booking/asset-config.ts"
 import type { BookingTick, LifecycleSnapshot, TickOutcome } from "../../core/ports/lifecycle-scheduler.ts"
-import { loadBooking, toCoreBooking, type BookingRow, type SlotRow, type StoredBooking } from "../postgres/booking-repo.ts"
+import { assetConfigRaw, loadBooking, toCoreBooking, type BookingRow, type SlotRow, type StoredBooking } from "../postgres/booking-repo.ts"
 import type { Queryable } from "../postgres/database.ts"
-import { assetConfigRaw, pendingPaymentExpiry } from "../postgres/tick-queries.ts"
+import { pendingPaymentExpiry } from "../postgres/tick-queries.ts"
 import { markTickFired, timelineBookingOf } from "../postgres/tick-store.ts"
 import { DEFERRED, type ApplyTick } from "./embedded.ts"
 import type { SchedulerDeps } from "./scheduler-deps.ts"
@@ -47,7 +47,7 @@ const paymentExpiryOf = async (
 
 /** The asset's resolved meetingConfig (defaults 15/10/15/15, -1 disables). */
 export const meetingConfigOf = async (q: Queryable, stored: StoredBooking): Promise<ResolvedMeetingConfig> =>
-  meetingTimingsOf(await assetConfigRaw(q, stored))
+  meetingTimingsOf(await assetConfigRaw(q, stored.row))
 
 /**
  * One tick in its own transaction with the fired ledger (Temporal activities, tests): a tick

@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Metric, Option, Result } from "effect"
+import { timingsAsLocked, type ResolvedMeetingConfig } from "./asset-config.ts"
 import { actingUserId, canSeeProject, type Principal } from "../auth/principal.ts"
 import { countHoldRefused } from "../payment/metrics.ts"
 import { openPayment, paidTimesOf, unpaidWindowEnd, voidAtGateway, voidPendingPayments } from "../payment/booking-payments.ts"
@@ -196,7 +197,16 @@ export class Bookings extends Context.Service<
        * act and how is decided on that row (a read before the transaction cost two statements more).
        */
       const lockedVisible = (actor: Principal | "operator", id: string) =>
-        Effect.flatMap(store.loadForUpdate(id), (o) => visibleOrMissing(actor, id, o))
+        Effect.flatMap(store.loadForUpdate(id), (o) =>
+          Effect.map(visibleOrMissing(actor, id, Option.map(o, (x) => x.stored)), (stored) => ({
+            stored,
+            assetConfig: Option.getOrThrow(o).assetConfig,
+          })),
+        )
+
+      /** The timings a change plans with (asset-config.ts timingsAsLocked). */
+      const timingsOf = (asset: Asset, lockedConfig: unknown) =>
+        timingsAsLocked(lockedConfig, { raw: asset.record.rawConfig, timings: asset.meetingConfig })
 
       const assetOf = (row: BookingRecord) => {
         const ref: AssetRef = row.assetKind === "room" ? { _tag: "Room", id: row.assetId } : { _tag: "Desk", id: row.assetId }
@@ -209,7 +219,7 @@ export class Bookings extends Context.Service<
        * pending one, else (none yet) its last update plus the window.
        */
       const reschedule = (
-        asset: Asset,
+        timings: ResolvedMeetingConfig,
         stored: StoredBooking,
         slot: SlotRecord,
         now: number,
@@ -226,7 +236,7 @@ export class Bookings extends Context.Service<
               (yield* unpaidWindowEnd(payments, stored.row.id, unpaid.updatedAt.getTime(), settings.paymentWindowSeconds * 1000))
           const snapshots: LifecycleSnapshot[] = slots.map((s) => ({
             booking: timelineOf(toCoreBooking(stored.row, s), expiry),
-            config: asset.meetingConfig,
+            config: timings,
             occurrenceIndex: s.occurrenceIndex,
           }))
           yield* ticks.replace(stored.row.id, snapshots, now, only)
@@ -532,7 +542,7 @@ export class Bookings extends Context.Service<
 
         const saved = yield* uow.transaction(
           Effect.gen(function* () {
-            const stored = yield* lockedVisible(p, id)
+            const { stored, assetConfig } = yield* lockedVisible(p, id)
             const needs = yield* context(stored)
             const { asset, discounts } = needs
             const tz = asset.timeZone
@@ -581,7 +591,7 @@ export class Bookings extends Context.Service<
                   windowSeconds: extension.windowMs / 1000,
                 })
               : undefined
-            yield* reschedule(asset, next, planned.slot, now, payment)
+            yield* reschedule(timingsOf(asset, assetConfig), next, planned.slot, now, payment)
             return { asset, next, from: planned.slot.status, to: result.booking.status }
           }),
         )
@@ -616,7 +626,7 @@ export class Bookings extends Context.Service<
         const now = clock.now()
         const saved = yield* uow.transaction(
           Effect.gen(function* () {
-            const stored = yield* lockedVisible(actor, id)
+            const { stored, assetConfig } = yield* lockedVisible(actor, id)
             const asset = yield* assetOf(stored.row)
             const who: Actor =
               actor === "operator"
@@ -643,7 +653,7 @@ export class Bookings extends Context.Service<
             })
             // Spec: cancel (and a reject) voids the pending payments.
             const voided = a._tag === "Cancel" || a._tag === "Reject" ? yield* voidPendingPayments(payments, id, now) : []
-            yield* reschedule(asset, next, slot, now, undefined)
+            yield* reschedule(timingsOf(asset, assetConfig), next, slot, now, undefined)
             return { asset, next, voided, from: slot.status, to: result.booking.status, actedStart: slot.startAt.getTime() }
           }),
         )

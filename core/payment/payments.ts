@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Metric, Option } from "effect"
 import { roomRef, deskRef, type Asset } from "../booking/asset.ts"
+import { timingsAsLocked } from "../booking/asset-config.ts"
 import { type StoredBooking, toCoreBooking } from "../booking/meeting.ts"
 import { statusChanged } from "../booking/metrics.ts"
 import type { AssetKind, Booking } from "../booking/state.ts"
@@ -90,9 +91,10 @@ export class Payments extends Context.Service<
         if (Option.isNone(peek)) return { _tag: "NotFound" } as SettleResult
         const result = yield* uow.transaction(
           Effect.gen(function* (): Effect.fn.Return<SettleResult> {
-            const stored = yield* bookings.loadForUpdate(peek.value.bookingId)
+            const lockedBooking = yield* bookings.loadForUpdate(peek.value.bookingId)
+            const stored = Option.map(lockedBooking, (x) => x.stored)
             const locked = yield* payments.lockById(paymentId)
-            if (Option.isNone(stored) || Option.isNone(locked)) return { _tag: "NotFound" }
+            if (Option.isNone(lockedBooking) || Option.isNone(stored) || Option.isNone(locked)) return { _tag: "NotFound" }
             const payment = locked.value
             const now = clock.now()
             const slot = stored.value.slots[0]!
@@ -104,7 +106,8 @@ export class Payments extends Context.Service<
               bookings.saveTransition(stored.value, slot, d.next, { historyData: paidHistoryData(payment) }),
             )
             const asset = yield* Effect.orDie(assetOf(saved))
-            yield* ticks.replace(saved.row.id, snapshotsOf(saved, asset.meetingConfig), now)
+            const timings = timingsAsLocked(lockedBooking.value.assetConfig, { raw: asset.record.rawConfig, timings: asset.meetingConfig })
+            yield* ticks.replace(saved.row.id, snapshotsOf(saved, timings), now)
             return {
               _tag: "Paid",
               payment: yield* payments.setStatus(payment, "paid", now),

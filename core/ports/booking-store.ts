@@ -37,6 +37,12 @@ export type InsertBooking = (
   ticks?: FirstTicks | undefined,
 ) => Effect.Effect<InsertedBooking, SlotTaken>
 
+/** A booking under its row lock, with its room's or desk's stored config (undecoded). */
+export interface LockedBooking {
+  readonly stored: StoredBooking
+  readonly assetConfig: unknown
+}
+
 /**
  * Where bookings, their slots, histories and booking events are kept. Slot writes are the
  * double-booking guard: two live slots of one asset never overlap (SlotTaken), whatever the
@@ -53,9 +59,13 @@ export class BookingStore extends Context.Service<
      */
     readonly lockForTick: (
       id: string,
-    ) => Effect.Effect<"busy" | "gone" | { readonly stored: StoredBooking; readonly assetConfig: unknown }>
-    /** In tx: the booking under a row lock, so concurrent changes of it serialize. */
-    readonly loadForUpdate: (id: string) => Effect.Effect<Option.Option<StoredBooking>>
+    ) => Effect.Effect<"busy" | "gone" | LockedBooking>
+    /**
+     * In tx: the booking under a row lock, so concurrent changes of it serialize; with its
+     * asset's stored config as read once the lock is held (a manifest that changed it while
+     * the lock was waited for is seen: its re-plan of the booking's ticks is not undone).
+     */
+    readonly loadForUpdate: (id: string) => Effect.Effect<Option.Option<LockedBooking>>
     /**
      * In tx: the bookings of these assets with a live occurrence not yet ended at `now`, each
      * under a row lock (waited for, in id order), with its asset's stored config (undecoded).
@@ -63,7 +73,7 @@ export class BookingStore extends Context.Service<
     readonly lockLiveOfAssets: (
       assetIds: ReadonlyArray<string>,
       now: number,
-    ) => Effect.Effect<ReadonlyArray<{ readonly stored: StoredBooking; readonly assetConfig: unknown }>>
+    ) => Effect.Effect<ReadonlyArray<LockedBooking>>
     /**
      * In tx: the booking, its slots, the create history and its events; an overlap is SlotTaken.
      * `ticks`: the new booking's first lifecycle ticks (TickStore rows), written with it in the

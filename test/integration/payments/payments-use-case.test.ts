@@ -65,7 +65,7 @@ describe.each(ENGINES)("Payments use case on %s", (engine) => {
           const uow = yield* UnitOfWork
           return yield* uow.transaction(
             Effect.gen(function* () {
-              const stored = Option.getOrThrow(yield* bookings.loadForUpdate(m._id))
+              const stored = Option.getOrThrow(yield* bookings.loadForUpdate(m._id)).stored
               return yield* lapseUnpaid({ bookings, payments }, stored, when, () => Effect.void)
             }),
           )

@@ -1,3 +1,4 @@
+import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Manifest } from "../../../core/tenancy/manifest.ts"
 import { ENGINES } from "../../support/databases.ts"
@@ -113,4 +114,33 @@ describe.each(ENGINES)("a room's meetingConfig changed by the manifest, on %s", 
     await apply(manifest({}))
     expect(await ticksOf(h, m._id)).toEqual(before)
   })
+  // Two connections are needed for a change to wait for a row lock: PostgreSQL only.
+  it.runIf(engine === "postgres")(
+    "a PATCH that waited for its booking while a manifest changed the room's timings plans its ticks by the new ones",
+    async () => {
+      const d = ++nextDay
+      const m = await book(h, w, { room: "r0" }, "10:00", "11:00", d)
+      const token = await w.token()
+      const client = postgres(h.booted.services.config.databaseUrl!, { max: 1, onnotice: () => {} })
+      try {
+        // What a manifest apply does to the booking, as one transaction the PATCH must wait for:
+        // the booking's row held, the room's no-show deadline moved to 20 minutes, then commit.
+        const { patch } = await client.begin(async (tx) => {
+          await tx`select id from bookings where id = ${m._id} for update`
+          await tx`update rooms set config = jsonb_set(config, '{meetingConfig}', '{"postStartExpireMinutes": 20}'::jsonb) where id = ${w.ids.rooms.r0!}`
+          const patch = h.request("PATCH", `/meetings/${m._id}`, { token, body: { title: "Renamed while the manifest ran" } })
+          await new Promise((resolve) => setTimeout(resolve, 300))
+          return { patch }
+        })
+        expect((await patch).status).toBe(200)
+      } finally {
+        await client.end()
+      }
+      await advanceTo(h, "10:15", d)
+      expect(await statusOf(h, w, m._id)).toBe("active")
+      await advanceTo(h, "10:20", d)
+      expect(await statusOf(h, w, m._id)).toBe("cancelled")
+      await apply(manifest({}))
+    },
+  )
 })
