@@ -27,6 +27,17 @@ import { requestIds } from "./request-id.ts"
 /** The token endpoint: its answers carry no-store headers (oauth-headers.ts). */
 const TOKEN_PATH = "/auth/accessToken"
 
+/** The routes whose bodies may be large: a member's face (10 MB as base64) and the manifest. */
+const LARGE_BODY_PATHS = /^\/(?:partner\/members\/[^/]+\/credentials|admin\/v1\/manifest)\/?$/
+/**
+ * Every other body is at most 1 MiB (or KEYSPACE_MAX_BODY_BYTES when lower): the largest of them
+ * (500 attendees) is tens of kilobytes, and the parse of a crafted 15 MiB body held the event
+ * loop for seconds, even on the token endpoint, which anyone may call.
+ */
+export const SMALL_BODY_BYTES = 1024 * 1024
+const bodyLimitOf = (path: string, maxBodyBytes: number): number =>
+  LARGE_BODY_PATHS.test(path) ? maxBodyBytes : Math.min(SMALL_BODY_BYTES, maxBodyBytes)
+
 /** Whether the request announces a body (Content-Length or Transfer-Encoding). */
 const declaresBody = (request: Request, env: unknown): boolean => {
   const node = nodeBindings(env)
@@ -86,7 +97,10 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
 
   // Oversized bodies refused while streaming; any other body read to its end before the
   // answer, so keep-alive connections stay usable (request-body.ts).
-  const bodies = requestBodies(s.config.maxBodyBytes, (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413))
+  const bodies = requestBodies(
+    (c) => bodyLimitOf(c.req.path, s.config.maxBodyBytes),
+    (c) => c.json(failureBody("SV001", ["body: request body is too large"]), 413),
+  )
   // The body limit as its own middleware level would do it: a refusal becomes the answer, a
   // failure goes through the app's error handler.
   const limitBody = async (c: Context<AppEnv>, next: Next): Promise<void> => {

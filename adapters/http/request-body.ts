@@ -49,13 +49,14 @@ const closeUnless = (c: Context, drained: boolean) => {
 }
 
 /**
- * Bodies over `maxBytes` are refused (`tooLarge`, a 413) before they are buffered, by their
- * Content-Length or while streaming; the rest of a refused or unread body is read and dropped
- * before the answer goes out.
+ * Bodies over their route's limit (`limitOf`) are refused (`tooLarge`, a 413) before they are
+ * buffered, by their Content-Length or while streaming; the rest of a refused or unread body
+ * is read and dropped before the answer goes out.
  */
 export const requestBodies =
-  (maxBytes: number, tooLarge: (c: Context) => Response): MiddlewareHandler =>
+  (limitOf: (c: Context) => number, tooLarge: (c: Context) => Response): MiddlewareHandler =>
   async (c, next) => {
+    const maxBytes = limitOf(c)
     const request = c.req.raw
     const streamed = request.headers.has("transfer-encoding")
     const declared = streamed ? null : request.headers.get("content-length")

@@ -114,8 +114,26 @@ describe("request limits over a real socket", () => {
     expect(await ask("GET /healthz HTTP/1.1\r\n\r\n")).toMatch(/^HTTP\/1\.1 400 /)
   })
 
-  it("a 14 MiB body (under the 15 MiB limit) is read and answered (401 for an unknown app), not 413", async () => {
-    const res = await fetch(`${server.url}/auth/accessToken`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant_type: "app_credentials", app_id: "a", app_secret: "x".repeat(14 * MB) }) })
-    expect(res.status).toBe(401)
+  it("a 14 MiB body (under the 15 MiB limit) to the routes that take large bodies (faces, the manifest) is read and answered (401 without a token), not 413", async () => {
+    const big = JSON.stringify({ face: "x".repeat(14 * MB), faceConsentAt: "2030-01-07T09:00:00+07:00" })
+    for (const [method, path] of [["PUT", "/partner/members/ext-1/credentials"], ["PUT", "/admin/v1/manifest"]] as const) {
+      const res = await fetch(`${server.url}${path}`, { method, headers: { "content-type": "application/json" }, body: big })
+      expect(res.status, path).toBe(401)
+    }
+  })
+
+  it("every other route takes at most 1 MiB: a 2 MiB body to the token endpoint, which anyone may call, is 413 SV001", async () => {
+    const res = await fetch(`${server.url}/auth/accessToken`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant_type: "app_credentials", app_id: "a", app_secret: "x".repeat(2 * MB) }) })
+    expect(res.status).toBe(413)
+    expect(await res.json()).toMatchObject({ code: "SV001", success: false })
+    const small = await fetch(`${server.url}/auth/accessToken`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant_type: "app_credentials", app_id: "a", app_secret: "x".repeat(MB - 100) }) })
+    expect(small.status).toBe(401)
+  })
+
+  it("a body nested deeper than 64 levels is 400 SV001, refused before it is parsed", async () => {
+    const body = '{"grant_type":"app_credentials","x":' + "[".repeat(500_000) + "]".repeat(500_000) + "}"
+    const res = await fetch(`${server.url}/auth/accessToken`, { method: "POST", headers: { "content-type": "application/json" }, body })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ code: "SV001", message: ["body: JSON nested deeper than 64 levels"] })
   })
 })
