@@ -153,7 +153,8 @@ export const makeEmbeddedScheduler = (
         return mine === undefined ? undefined : applyInTx(tx, mine, at)
       })
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e)
+      // A domain error without a message (SlotTaken) is named by its tag and fields.
+      const message = e instanceof Error && e.message !== "" ? e.message : (JSON.stringify(e) ?? String(e))
       const verdict = await db.db.transaction((tx) =>
         recordTickFailure(tx, tick, s.clock.now(), message, maxAttempts),
       )

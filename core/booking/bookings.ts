@@ -38,7 +38,7 @@ import { laterOccurrenceViolations } from "./series-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
 import { draftPreview, type DraftPreview } from "./draft-preview.ts"
 import { liveSlotOf } from "./meeting-records.ts"
-import { extensionWindow } from "./paid-extension.ts"
+import { extensionWindow, keepsPaidTimes, MOVE_FIRST } from "./paid-extension.ts"
 import { BookingRuleViolated, IllegalTransition, SlotTaken, TooManyUnpaidHolds } from "./errors.ts"
 import {
   currentSlot,
@@ -506,6 +506,7 @@ export class Bookings extends Context.Service<
               updated: planned.result,
             })
             if (Option.isNone(extension)) return undefined
+            if (!keepsPaidTimes(before, extension.value.result.booking)) return yield* new StateConflict({ reason: MOVE_FIRST })
             const unpayable = paymentAmountViolations(extension.value.summary)
             if (unpayable.length > 0) return yield* new BookingRuleViolated({ messages: unpayable })
             const window = extensionWindow({

@@ -99,6 +99,19 @@ export const priceDifference = (before: PriceSummary, after: PriceSummary): Pric
   }
 }
 
+/**
+ * Whether a paid extension keeps the times already paid for: while its payment is due the
+ * booking holds only its new times, and a lapse restores the old ones, which must then still
+ * be the booking's (a move that also cost more freed them for others: the lapse could not
+ * put the booking back, and it stayed unpaid for ever).
+ */
+export const keepsPaidTimes = (before: Booking, after: Booking): boolean =>
+  after.start <= before.start && after.end >= before.end
+
+/** Why a paid extension that does not keep its paid times is refused (409 SV006). */
+export const MOVE_FIRST =
+  "a change that costs more must keep the booking's current times: move it first (at no more than its price), then lengthen it"
+
 /** The shortest payment window an extension is opened with (KEYSPACE_PAYMENT_WINDOW's minimum). */
 export const MIN_EXTENSION_WINDOW_MS = 60_000
 

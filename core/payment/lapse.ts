@@ -34,15 +34,24 @@ export const lapseUnpaid = (
     const slot = stored.slots[0]!
     const booking = toCoreBooking(stored.row, slot)
     if (booking.status !== "unpaid") return { _tag: "Skipped", reason: `booking is ${booking.status}` } as const
-    const latest = yield* deps.payments.lockOf(stored.row.id)
-    const d = lapseDecision(booking, Option.getOrUndefined(latest), at)
+    const latest = Option.getOrUndefined(yield* deps.payments.lockOf(stored.row.id))
+    let d = lapseDecision(booking, latest, at)
     if (d._tag === "Skip") return { _tag: "Skipped", reason: d.reason } as const
+    // The times to restore are taken (a move that cost more, opened before such moves were
+    // refused, freed them): the lapse of a paid create, a cancel, rather than a tick that fails
+    // for ever and leaves the booking unpaid.
+    if (d._tag === "Restore" && latest !== undefined) {
+      const { start, end } = d.next.booking
+      if (yield* deps.bookings.anyLiveOverlap(stored.row.assetId, [{ start, end }], stored.row.id))
+        d = lapseDecision(booking, { ...latest, origin: undefined }, at)
+      if (d._tag === "Skip") return { _tag: "Skipped", reason: d.reason } as const
+    }
     if (d.expire) {
       yield* deps.payments.setStatus(d.expire, "expired", at)
       yield* Metric.update(paymentOutcome("expired"), 1)
     }
-    // A PATCH that moved the booking freed its old times; if they were taken since, restoring
-    // them fails the tick (a defect, recorded and retried by the scheduler), as it always did.
+    // Taken between that read and this write: the tick fails (a defect, recorded) and is
+    // retried, and the read then sees them taken.
     const saved = yield* Effect.orDie(
       deps.bookings.saveTransition(stored, slot, d.next, {
         ...(d._tag === "Restore" ? { timePeriod: d.timePeriod } : {}),

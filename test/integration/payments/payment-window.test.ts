@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
@@ -167,6 +168,40 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect((await postPay(h, res.body.data.payment.paymentId, "paid")).status).toBe(409)
       await bookRoom(h, w, "lotus", "15:00", "16:00", 2)
       expect((await getMeeting(h, w, m._id)).endDateTime).toBe(local("15:00", 2))
+    })
+
+    it("a change that costs more must keep the booking's paid times (409 SV006, its draft too): a lapse could not restore times it had freed", async () => {
+      const m = await bookRoom(h, w, "lotus", "10:00", "11:00", 7)
+      await paid(m)
+      for (const draft of [true, false]) {
+        const moved = await patch(m._id, { startDateTime: local("13:00", 7), endDateTime: local("15:00", 7), ...(draft ? { draft } : {}) })
+        expect(moved.status, JSON.stringify(moved.body)).toBe(409)
+        expect(moved.body).toMatchObject({ code: "SV006", success: false })
+        expect(moved.body.message).toMatch(/move it first/)
+      }
+      // The same change in two steps: a move at the same price, then a longer end.
+      expect((await patch(m._id, { startDateTime: local("13:00", 7), endDateTime: local("14:00", 7) })).body.data.status).toBe("active")
+      const longer = await patch(m._id, { endDateTime: local("15:00", 7) })
+      expect(longer.body.data.status).toBe("unpaid")
+      expect(longer.body.data.payment).toMatchObject({ amount: 100 })
+    })
+
+    it("an extension whose earlier times were taken meanwhile lapses as a paid create does (cancelled), not into a tick that fails for ever", async () => {
+      const m = await bookRoom(h, w, "lotus", "10:00", "11:00", 8)
+      await paid(m)
+      const longer = await patch(m._id, { endDateTime: local("12:00", 8) })
+      expect(longer.body.data.status).toBe("unpaid")
+      // Such an extension could be opened before moves that cost more were refused: its times
+      // before the PATCH (written here as 14:00-15:00) were freed and then booked by another.
+      await h.booted.services.database.db.execute(
+        sql`update payments set previous_start_at = ${local("14:00", 8)}::timestamptz, previous_end_at = ${local("15:00", 8)}::timestamptz where id = ${longer.body.data.payment.paymentId}`,
+      )
+      await paid(await bookRoom(h, w, "lotus", "14:00", "15:00", 8))
+      await h.advance(5)
+      const got = await getMeeting(h, w, m._id)
+      expect(got.status).toBe("cancelled")
+      expect(got.billingSummaries.map((b: any) => b.status)).toEqual(["paid", "expired"])
+      expect(got.histories.map((x: any) => x.action)).toEqual(["create", "payment", "update", "payment-lapsed"])
     })
 
     it("a checked-in booking extended and paid goes back to checked-in; lapsed, it is checked-in with its old end; never cancelled between", async () => {
