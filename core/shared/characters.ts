@@ -11,15 +11,20 @@ export const characterCount = (s: string): number => {
   return n
 }
 
-/** A string of `min` to `max` characters (code points); the OpenAPI document shows the bounds. */
-export const Characters = (min: number, max: number) =>
-  Schema.String.check(
-    Schema.makeFilter(
-      (s: string) => {
-        const n = characterCount(s)
-        if (n < min) return min === 1 ? "must not be empty" : `must be at least ${min} characters`
-        return n > max ? `must be at most ${max} characters` : undefined
-      },
-      { toJsonSchema: () => ({ minLength: min, maxLength: max }) },
-    ),
+/**
+ * The check of `min` to `max` characters (code points), for `.check` beside other checks; the
+ * OpenAPI document shows the same bounds (Effect's own isMinLength counts UTF-16 units, so its
+ * document halves a minimum: an 8-unit minimum read as 4 characters).
+ */
+export const hasCharacters = (min: number, max: number) =>
+  Schema.makeFilter(
+    (s: string) => {
+      const n = characterCount(s)
+      if (n < min) return min === 1 ? "must not be empty" : `must be at least ${min} characters`
+      return n > max ? `must be at most ${max} characters` : undefined
+    },
+    { toJsonSchema: () => (min > 0 ? { minLength: min, maxLength: max } : { maxLength: max }) },
   )
+
+/** A string of `min` to `max` characters (code points); the OpenAPI document shows the bounds. */
+export const Characters = (min: number, max: number) => Schema.String.check(hasCharacters(min, max))

@@ -190,8 +190,8 @@ export const Manifest = Schema.Struct({
     Schema.Array(
       Schema.Struct({
         key: Key,
-        appId: Text.check(Schema.isMaxLength(128)),
-        appSecret: Schema.String.check(Schema.isMinLength(8), Schema.isMaxLength(256)),
+        appId: Characters(1, 128),
+        appSecret: Characters(8, 256),
         projects: Schema.Array(Key),
         partnerAccessGroups: Schema.optionalKey(Schema.Array(Key)),
         canActAs: Schema.optionalKey(Schema.Boolean),

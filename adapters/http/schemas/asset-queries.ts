@@ -1,11 +1,12 @@
 import { Result, Schema } from "effect"
+import { Characters } from "../../../core/shared/characters.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
 import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { OffsetDateTime, QueryInt, TimePeriod } from "./meeting-requests.ts"
 
 /** Query shapes of GET /meeting-rooms and GET /desks (spec Endpoints: Meeting rooms, Desks). */
 
-const Name = Schema.String.check(Schema.isMaxLength(200, { message: "must be at most 200 characters" }))
+const Name = Characters(0, 200)
 
 export const ListRoomsQuery = Schema.Struct({
   projectId: ObjectId,

@@ -1,4 +1,5 @@
 import { Option, Result, Schema } from "effect"
+import { Characters, hasCharacters } from "../../../core/shared/characters.ts"
 import type { CreateMeeting, Draft, UpdateMeeting } from "../../../core/booking/commands.ts"
 import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { BOOKING_STATUSES } from "../../../core/booking/state.ts"
@@ -17,11 +18,10 @@ export { OffsetDateTime, QueryInt }
 
 const Email = Schema.String.check(
   Schema.isPattern(/^[^@\s\u0000]+@[^@\s\u0000]+\.[^@\s\u0000]+$/, { message: "must be an email address" }),
-  Schema.isMaxLength(320),
+  hasCharacters(0, 320),
 )
 
-export const Text = (max: number) =>
-  Schema.String.check(Schema.isMaxLength(max, { message: `must be at most ${max} characters` }))
+export const Text = (max: number) => Characters(0, max)
 
 // The spec says "integer, min 0"; the cap keeps it inside a PostgreSQL integer.
 const NonNegativeInt = Schema.Int.check(
@@ -37,7 +37,7 @@ export const PAYMENT_CHANNELS = ["prompt-pay", "credit-card", "alipay", "true-mo
 
 const HttpUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/i, { message: "must be an absolute http(s) URI" }),
-  Schema.isMaxLength(2048),
+  hasCharacters(0, 2048),
 )
 
 export const AttendeeInput = Schema.Struct({
@@ -57,7 +57,7 @@ const DraftEnds = Schema.Array(OffsetDateTime).check(
 export const CreateMeetingRequest = Schema.Struct({
   meetingRoomId: Schema.optionalKey(ObjectId),
   deskId: Schema.optionalKey(ObjectId),
-  title: Text(500).check(Schema.isMinLength(1, { message: "must not be empty" })),
+  title: Characters(1, 500),
   body: Schema.optionalKey(Text(20_000)),
   startDateTime: OffsetDateTime,
   endDateTime: Schema.optionalKey(OffsetDateTime),
@@ -97,7 +97,7 @@ export const createMeetingCrossErrors = (raw: Record<string, unknown>): string[]
 }
 
 export const UpdateMeetingRequest = Schema.Struct({
-  title: Schema.optionalKey(Text(500).check(Schema.isMinLength(1, { message: "must not be empty" }))),
+  title: Schema.optionalKey(Characters(1, 500)),
   body: Schema.optionalKey(Text(20_000)),
   startDateTime: Schema.optionalKey(OffsetDateTime),
   endDateTime: Schema.optionalKey(OffsetDateTime),

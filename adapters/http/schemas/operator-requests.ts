@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Characters, hasCharacters } from "../../../core/shared/characters.ts"
 import { OffsetDateTime } from "./text-rules.ts"
 
 /** `{minutes}` or `{to}` (operator contract): exactly one, so an ambiguous body is refused, not half read. */
@@ -12,8 +13,7 @@ export const ClockAdvanceRequest = Schema.Struct({
 /** The app_id of the token grant (manifest `apps[].appId`), as a path parameter. */
 export const AppIdParam = Schema.Struct({
   appId: Schema.String.check(
-    Schema.isMinLength(1),
-    Schema.isMaxLength(128),
+    hasCharacters(1, 128),
     // A percent-encoded NUL reached PostgreSQL (a 500): no app id holds a control character.
     Schema.makeFilter((id: string) => (/\p{Cc}/u.test(id) ? "must not contain control characters" : undefined)),
   ),
@@ -21,5 +21,5 @@ export const AppIdParam = Schema.Struct({
 
 /** Body of POST /admin/v1/apps/{appId}/secret: empty (a secret is generated) or a chosen secret. */
 export const RotateSecretRequest = Schema.Struct({
-  appSecret: Schema.optionalKey(Schema.String.check(Schema.isMinLength(8), Schema.isMaxLength(256))),
+  appSecret: Schema.optionalKey(Characters(8, 256)),
 })

@@ -2,7 +2,7 @@ import { Result, Schema } from "effect"
 import { CardCodeFormat } from "../../../core/member/card-number.ts"
 import { credentialContentViolations } from "../../../core/member/credentials.ts"
 import { normalizePhone } from "../../../core/member/phone.ts"
-import { Characters, characterCount } from "../../../core/shared/characters.ts"
+import { Characters, characterCount, hasCharacters } from "../../../core/shared/characters.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
 import { decodeOrFail } from "../validation.ts"
 import { OffsetDateTime } from "./text-rules.ts"
@@ -17,7 +17,7 @@ const Text = Characters
 
 const Email = Schema.String.check(
   Schema.isPattern(/^\s*[^@\s]+@[^@\s]+\.[^@\s]+\s*$/, { message: "must be an email address" }),
-  Schema.isMaxLength(320, { message: "must be at most 320 characters" }),
+  hasCharacters(0, 320),
 )
 
 const Phone = Schema.String.check(

@@ -103,6 +103,24 @@ describe("OpenAPI document", () => {
     })
   })
 
+  it("text bounds are in characters (code points) in the document and on the server alike; a minimum is never halved", () => {
+    // Effect's own isMinLength counts UTF-16 units and documents half the minimum in code points.
+    const text: Array<[string, { minLength?: number; maxLength?: number }]> = []
+    const walk = (v: unknown, path: string) => {
+      if (typeof v !== "object" || v === null) return
+      const o = v as Record<string, unknown>
+      if (o.type === "string" && (o.minLength !== undefined || o.maxLength !== undefined)) text.push([path, o as never])
+      for (const [k, child] of Object.entries(o)) walk(child, `${path}.${k}`)
+    }
+    walk(doc, "")
+    const bound = (suffix: string) => text.filter(([p]) => p.endsWith(suffix)).map(([, b]) => b)
+    expect(bound(".properties.appSecret")).toEqual([
+      { type: "string", minLength: 8, maxLength: 256 },
+      { type: "string", minLength: 8, maxLength: 256 },
+    ].map(({ type: _, ...b }) => expect.objectContaining(b)))
+    expect(bound("CreateMeetingRequest.properties.title")).toEqual([expect.objectContaining({ minLength: 1, maxLength: 500 })])
+  })
+
   it("every error code of the error table is documented, with its status", () => {
     const text = JSON.stringify(doc.paths)
     for (const [tag, row] of Object.entries(errorTable)) {

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Characters } from "../../../../core/shared/characters.ts"
 import {
   MAX_EXTERNAL_USER_ID,
   PartnerCredentialsRequest,
@@ -9,10 +10,7 @@ import { PartnerCredentials, PartnerMember, PartnerMemberDetail } from "../resou
 
 // The route checks externalUserId imperatively (checkExternalUserId); this mirrors its limits.
 const ExternalUserIdParam = Schema.Struct({
-  externalUserId: Schema.String.check(
-    Schema.isMinLength(1),
-    Schema.isMaxLength(MAX_EXTERNAL_USER_ID),
-  ),
+  externalUserId: Characters(1, MAX_EXTERNAL_USER_ID),
 })
 
 const common = {
