@@ -205,7 +205,7 @@ const errorResponse = (status: number, rows: readonly ErrorRow[]): Json => {
 
 const errorsOf = (op: ApiOperation): ErrorRow[] => {
   const rows: ErrorRow[] = []
-  if (op.defaultErrors === false) return rows
+  if (op.defaultErrors === false) return [...(op.extraErrors ?? [])]
   const add = (r: ErrorRow) => {
     if (!rows.some((x) => x.status === r.status && x.code === r.code && x.meaning === r.meaning))
       rows.push(r)
@@ -451,8 +451,22 @@ export const buildOpenApiDocument = (
               oneOf: [{ type: "string" }, { type: "array", items: { type: "string" } }],
             },
             data: {
-              description:
-                "Details of some errors (conflictKey, status, limit, retryAfterSeconds).",
+              description: "Details of some errors; each carries the fields of its own case.",
+              type: "object",
+              properties: {
+                conflictKey: {
+                  description: "409 SV006 identity conflict: the key that resolves to another member.",
+                  type: "string",
+                  enum: ["email", "phone", "employeeId", "unit.addressNo"],
+                },
+                linkedExternalUserId: {
+                  description: "409 SV006 identity conflict: the externalUserId the member is linked to (your own app's only).",
+                  type: "string",
+                },
+                status: { description: "409 SV006: the booking's status that forbids the action.", type: "string" },
+                limit: { description: "429 SV040: the unpaid bookings one organizer may hold.", type: "integer" },
+                retryAfterSeconds: { description: "429 SV036: seconds to wait (also the Retry-After header).", type: "integer" },
+              },
             },
           },
           required: ["code", "success", "message"],

@@ -207,6 +207,19 @@ export const MeetingHistory = id("MeetingHistory")(
     by: Schema.optionalKey(
       Schema.String.annotate({ description: "Acting user; absent for automatic changes." }),
     ),
+    fields: Schema.optionalKey(
+      Schema.Array(Schema.String).annotate({ description: "update: the request fields the PATCH set." }),
+    ),
+    reason: Schema.optionalKey(Schema.String.annotate({ description: "reject: the operator's reason." })),
+    occurrenceEventId: Schema.optionalKey(
+      Schema.String.annotate({ description: "A series: the occurrence the action changed." }),
+    ),
+    paymentId: Schema.optionalKey(Schema.String.annotate({ description: "payment, payment-lapsed: the payment." })),
+    invoiceNo: Schema.optionalKey(Schema.String),
+    amount: Schema.optionalKey(Schema.Number.annotate({ description: "payment: THB paid." })),
+    restored: Schema.optionalKey(
+      Schema.Boolean.annotate({ description: "payment-lapsed of an extension: the booking went back to its times before the PATCH." }),
+    ),
   }),
 )
 
@@ -389,14 +402,19 @@ export const DeliveryLogEntry = id("DeliveryLogEntry")(
   Schema.Struct({
     id: Schema.String,
     type: Schema.String,
+    webhookId: Schema.String,
     state: Schema.Literals(["pending", "delivered", "failed"]),
     attempts: Schema.Array(
       Schema.Struct({
         time: DateTime,
         statusCode: Schema.optionalKey(Schema.Int),
         error: Schema.optionalKey(Schema.String),
+        durationMs: Schema.Number,
       }),
     ),
+    occurredAt: DateTime.annotate({ description: "When the event happened (the envelope's occurredAt)." }),
+    createdAt: DateTime.annotate({ description: "When the delivery was queued (service clock)." }),
+    nextAttemptAt: Schema.optionalKey(DateTime.annotate({ description: "Pending deliveries: the next attempt's time." })),
   }),
 )
 

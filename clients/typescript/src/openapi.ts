@@ -1218,6 +1218,18 @@ export interface components {
             at: string;
             /** @description Acting user; absent for automatic changes. */
             by?: string;
+            /** @description update: the request fields the PATCH set. */
+            fields?: string[];
+            /** @description reject: the operator's reason. */
+            reason?: string;
+            /** @description A series: the occurrence the action changed. */
+            occurrenceEventId?: string;
+            /** @description payment, payment-lapsed: the payment. */
+            paymentId?: string;
+            invoiceNo?: string;
+            amount?: number;
+            /** @description payment-lapsed of an extension: the booking went back to its times before the PATCH. */
+            restored?: boolean;
         };
         Meeting: {
             /** @description For a recurring series, the series master id. */
@@ -1376,6 +1388,7 @@ export interface components {
             /** @enum {string} */
             timePeriod?: "morning" | "afternoon" | "allDay";
             attendees?: {
+                /** Format: email */
                 email: string;
                 id?: string;
                 /** @enum {string} */
@@ -1385,6 +1398,7 @@ export interface components {
             /** @enum {string} */
             paymentChannel?: "prompt-pay" | "credit-card" | "alipay" | "true-money" | "we-chat";
             discountCode?: string;
+            /** Format: uri */
             frontendRedirectUrl?: string;
             draft?: boolean;
             draftEndDateTimes?: string[];
@@ -1400,6 +1414,7 @@ export interface components {
             /** @enum {string} */
             timePeriod?: "morning" | "afternoon" | "allDay";
             attendees?: {
+                /** Format: email */
                 email: string;
                 id?: string;
                 /** @enum {string} */
@@ -1410,6 +1425,7 @@ export interface components {
             /** @enum {string} */
             paymentChannel?: "prompt-pay" | "credit-card" | "alipay" | "true-money" | "we-chat";
             discountCode?: string;
+            /** Format: uri */
             frontendRedirectUrl?: string;
             draft?: boolean;
             draftEndDateTimes?: string[];
@@ -1440,6 +1456,7 @@ export interface components {
             firstName: string;
             lastName: string;
             profileName?: string;
+            /** Format: email */
             email?: string;
             phone?: string;
             employeeId?: string;
@@ -1887,6 +1904,7 @@ export interface components {
         DeliveryLogEntry: {
             id: string;
             type: string;
+            webhookId: string;
             /** @enum {string} */
             state: "pending" | "delivered" | "failed";
             attempts: {
@@ -1897,7 +1915,23 @@ export interface components {
                 time: string;
                 statusCode?: number;
                 error?: string;
+                durationMs: number;
             }[];
+            /**
+             * Format: date-time
+             * @description When the event happened (the envelope's occurredAt).
+             */
+            occurredAt: string;
+            /**
+             * Format: date-time
+             * @description When the delivery was queued (service clock).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Pending deliveries: the next attempt's time.
+             */
+            nextAttemptAt?: string;
         };
         Health: {
             /** @enum {string} */
@@ -1918,8 +1952,22 @@ export interface components {
             success: false;
             /** @description A string, or an array of strings for validation errors (one per violated constraint). */
             message: string | string[];
-            /** @description Details of some errors (conflictKey, status, limit, retryAfterSeconds). */
-            data?: unknown;
+            /** @description Details of some errors; each carries the fields of its own case. */
+            data?: {
+                /**
+                 * @description 409 SV006 identity conflict: the key that resolves to another member.
+                 * @enum {string}
+                 */
+                conflictKey?: "email" | "phone" | "employeeId" | "unit.addressNo";
+                /** @description 409 SV006 identity conflict: the externalUserId the member is linked to (your own app's only). */
+                linkedExternalUserId?: string;
+                /** @description 409 SV006: the booking's status that forbids the action. */
+                status?: string;
+                /** @description 429 SV040: the unpaid bookings one organizer may hold. */
+                limit?: number;
+                /** @description 429 SV036: seconds to wait (also the Retry-After header). */
+                retryAfterSeconds?: number;
+            };
         };
         PageMeta: {
             limit: number;
@@ -4969,6 +5017,18 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description `SV001`: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV001";
+                    };
                 };
             };
         };

@@ -121,6 +121,19 @@ describe("OpenAPI document", () => {
     expect(bound("CreateMeetingRequest.properties.title")).toEqual([expect.objectContaining({ minLength: 1, maxLength: 500 })])
   })
 
+  it("what answers carry is declared: error data by case, the delivery log's fields, a history entry's facts, the pay page's 413", () => {
+    const data = doc.components.schemas.ErrorEnvelope.properties.data
+    expect(data.properties.conflictKey.enum).toEqual(["email", "phone", "employeeId", "unit.addressNo"])
+    expect(Object.keys(data.properties)).toEqual(["conflictKey", "linkedExternalUserId", "status", "limit", "retryAfterSeconds"])
+    expect(Object.keys(doc.components.schemas.DeliveryLogEntry.properties)).toEqual(
+      expect.arrayContaining(["webhookId", "occurredAt", "createdAt", "nextAttemptAt"]),
+    )
+    expect(Object.keys(doc.components.schemas.MeetingHistory.properties)).toEqual(
+      expect.arrayContaining(["fields", "reason", "occurrenceEventId", "paymentId", "invoiceNo", "amount", "restored"]),
+    )
+    expect(doc.paths["/pay/{paymentId}"].post.responses["413"].content["application/json"]).toBeDefined()
+  })
+
   it("every error code of the error table is documented, with its status", () => {
     const text = JSON.stringify(doc.paths)
     for (const [tag, row] of Object.entries(errorTable)) {

@@ -42,6 +42,8 @@ export const paymentsGroup = defineGroup({
       pathParams: PaymentIdParam,
       formBody: Schema.Struct({ outcome: Schema.Literals(["paid", "failed"]) }),
       defaultErrors: false,
+      // The body limit answers before the page does: the API's JSON envelope.
+      extraErrors: [{ status: 413, code: "SV001", meaning: "Request body too large." }],
       responses: [
         { status: 200, description: "Result page.", contentType: "text/html" },
         { status: 303, description: "Paid: redirect to frontendRedirectUrl." },
