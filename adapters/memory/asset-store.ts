@@ -39,7 +39,9 @@ const assetOf = (record: AssetRecord, project: Project | undefined): Asset => {
   }
 }
 
-const contains = (text: string | null, part: string) => (text ?? "").toLowerCase().includes(part.toLowerCase())
+// As the PostgreSQL store: any case, either Unicode form.
+const contains = (text: string | null, part: string) =>
+  (text ?? "").normalize("NFC").toLowerCase().includes(part.normalize("NFC").toLowerCase())
 const inLocation = (r: AssetRecord, id: string | undefined) => id === undefined || r.zoneId === id || r.floorId === id
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 

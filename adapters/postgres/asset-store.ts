@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, gte, ilike, inArray, lt, notExists, or, sql, type SQL, type SQLWrapper } from "drizzle-orm"
+import type { AnyPgColumn } from "drizzle-orm/pg-core"
 import { Effect, Layer, Result } from "effect"
 import { decodeAssetConfig, resolveMeetingConfig, type AssetConfig } from "../../core/booking/asset-config.ts"
 import {
@@ -105,6 +106,12 @@ const projectsById = async (q: Queryable, ids: ReadonlyArray<string>): Promise<M
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+/**
+ * A name containing the filter, in any case, and in either Unicode form: "Café" typed as é or
+ * as e + a combining accent (macOS input, some form posts) finds both. Names are kept as given.
+ */
+const nameContains = (column: AnyPgColumn, part: string): SQL =>
+  sql`normalize(${column}, NFC) ilike ${`%${escapeLike(part.normalize("NFC"))}%`}`
 const timestamp = (instant: number): SQL => sql`${new Date(instant).toISOString()}::timestamptz`
 
 /**
@@ -125,7 +132,7 @@ const roomConditions = (f: RoomFilter): SQL[] => {
   if (f.floorId) c.push(eq(roomsTable.floorId, f.floorId))
   if (f.locationId) c.push(or(eq(roomsTable.zoneId, f.locationId), eq(roomsTable.floorId, f.locationId))!)
   if (f.ids) c.push(f.ids.length > 0 ? inArray(roomsTable.id, [...f.ids]) : eq(roomsTable.id, ""))
-  if (f.name) c.push(ilike(roomsTable.name, `%${escapeLike(f.name)}%`))
+  if (f.name) c.push(nameContains(roomsTable.name, f.name))
   if (f.status && f.status.length > 0) c.push(inArray(roomsTable.status, [...f.status]))
   if (f.type) c.push(eq(roomsTable.type, f.type))
   if (f.minCapacity !== undefined) c.push(gte(roomsTable.capacity, f.minCapacity))
@@ -148,7 +155,7 @@ const deskConditions = (q: Queryable, f: DeskFilter): SQL[] => {
   if (f.floorId) c.push(eq(desksTable.floorId, f.floorId))
   if (f.locationId) c.push(or(eq(desksTable.zoneId, f.locationId), eq(desksTable.floorId, f.locationId))!)
   if (f.ids) c.push(f.ids.length > 0 ? inArray(desksTable.id, [...f.ids]) : eq(desksTable.id, ""))
-  if (f.name) c.push(ilike(desksTable.name, `%${escapeLike(f.name)}%`))
+  if (f.name) c.push(nameContains(desksTable.name, f.name))
   if (f.email) c.push(ilike(desksTable.email, escapeLike(f.email)))
   if (f.statuses && f.statuses.length > 0) c.push(inArray(desksTable.status, [...f.statuses]))
   return c
