@@ -29,6 +29,13 @@ export interface SharedClock extends ClockShape {
   refresh(): Promise<number>
   /** Moves the deployment's clock to `target(current)`, runs `after` under the same lock. */
   advance(target: (current: number) => number, after: (now: number) => Promise<void>): Promise<number>
+  /**
+   * Calls `listener` whenever this process learns that another process moved the clock (its
+   * NOTIFY, the poll, a request's refresh); returns the unsubscribe. The advancing process
+   * applies the ticks due; a process that sees the move applies them too, so ticks are not
+   * left waiting for the next advance when the advancing process stops half-way.
+   */
+  onMoved(listener: (now: number) => void): () => void
   close(): Promise<void>
 }
 

@@ -71,6 +71,16 @@ export const exitResponse = <A, E extends AppError>(
   if (Exit.isSuccess(exit)) return onSuccess(exit.value)
   const failure = Cause.findErrorOption(exit.cause)
   if (failure._tag === "Some" && isAppError(failure.value)) return errorResponse(c, failure.value)
+  // Only interrupted: the runtime is being disposed (a stop cut the request at its grace period's
+  // end). Nothing is wrong in the request: 503, retryable, and a warning rather than a stack.
+  if (Cause.hasInterruptsOnly(exit.cause)) {
+    const requestId = edgeOf(c).requestId
+    ;(requestId ? s.logger.child({ requestId }) : s.logger).log("warn", "request interrupted: the server is stopping", {
+      method: c.req.method,
+      path: c.req.path,
+    })
+    return errorResponse(c, new UpstreamUnavailable({ reason: "the server is stopping; retry the request" }))
+  }
   return defectResponse(s, c, Cause.squash(exit.cause), () => Cause.pretty(exit.cause))
 }
 

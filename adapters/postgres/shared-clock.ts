@@ -48,6 +48,7 @@ export class SharedManualClock extends ManualClock implements SharedClock {
   #queue: Promise<unknown> = Promise.resolve()
   #stop: Array<() => Promise<void> | void> = []
   #failing = false
+  readonly #moved = new Set<(now: number) => void>()
 
   constructor(start: number, database: Database, session: Session | undefined, log: Logger) {
     super(start)
@@ -58,7 +59,14 @@ export class SharedManualClock extends ManualClock implements SharedClock {
 
   /** Takes a newer time read elsewhere (the row, a NOTIFY); never moves backwards. */
   observe(to: number): void {
-    if (to > this.now()) this.set(to)
+    if (to <= this.now()) return
+    this.set(to)
+    for (const listener of this.#moved) listener(to)
+  }
+
+  onMoved(listener: (now: number) => void): () => void {
+    this.#moved.add(listener)
+    return () => this.#moved.delete(listener)
   }
 
   /** Reads the deployment's clock now; throws UpstreamUnavailable (503) if it cannot. */
@@ -98,7 +106,8 @@ export class SharedManualClock extends ManualClock implements SharedClock {
           if (session) await tx.execute(sql`select pg_notify(${CLOCK_CHANNEL}, ${String(next)})`)
           return next
         })
-        this.observe(now)
+        // Its own move: `after` applies what is due (no listener: they are for others' moves).
+        if (now > this.now()) this.set(now)
         await after(now)
         return now
       } finally {

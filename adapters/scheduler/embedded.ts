@@ -1,3 +1,4 @@
+import { isSharedManual } from "../clock/clocks.ts"
 import type {
   BookingTick,
   LifecycleSchedulerShape,
@@ -66,10 +67,12 @@ export const makeEmbeddedScheduler = (
   applyTick: ApplyTick,
   options: EmbeddedOptions = {},
 ): EmbeddedScheduler => {
-  const batchSize = options.batchSize ?? 50
+  const db: Database = s.database
+  // PGlite runs a batch on the event loop's thread (milliseconds per tick): smaller batches keep
+  // the server answering between them during a long advance.
+  const batchSize = options.batchSize ?? (db.engine === "postgres" ? 50 : 16)
   const maxSleepMs = options.maxSleepMs ?? 60_000
   const maxAttempts = options.maxAttempts ?? 10
-  const db: Database = s.database
   const manual = s.clock.mode === "manual"
   const log = s.logger.child({ component: "scheduler" })
 
@@ -169,15 +172,23 @@ export const makeEmbeddedScheduler = (
     }
   }
 
-  /** Drains everything runnable at `now`; yields between batches. */
+  // Set when the process stops: a drain under way returns after its current batch.
+  let halting = false
+
+  /**
+   * Drains everything runnable at `now`, yielding to the event loop between batches: on PGlite
+   * (in-process) every await resolves without I/O, so a long advance held the whole server
+   * (`/healthz`, a SIGTERM's stop) for minutes.
+   */
   const drain = async (now: number, stepped: boolean): Promise<number> => {
     let total = 0
     for (;;) {
       const [applied, claimed] = await runBatch(now, stepped)
       total += applied
-      if (claimed === 0) return total
+      if (claimed === 0 || halting) return total
       // Nothing applied from a full claim (bookings locked by user transactions): back off.
       if (applied === 0) await sleep(10)
+      else await new Promise<void>((resolve) => setImmediate(resolve))
     }
   }
 
@@ -187,7 +198,7 @@ export const makeEmbeddedScheduler = (
     await exclusive(() => drain(now, true))
     // Rows locked by another process are invisible to SKIP LOCKED: wait until they are done,
     // so the clock advance answers only when every due tick has been applied.
-    for (let i = 0; i < 500 && (await countRunnable(db.db, now)) > 0; i++) {
+    for (let i = 0; i < 500 && !halting && (await countRunnable(db.db, now)) > 0; i++) {
       await sleep(20)
       await exclusive(() => drain(now, true))
     }
@@ -292,8 +303,12 @@ export const makeEmbeddedScheduler = (
       log.log("warn", "scheduler LISTEN failed; relying on timers", { error: String(e) })
       return async () => {}
     })
+    // Another process's advance: apply what it made due here too (see SharedClock.onMoved).
+    const unfollow = manual && isSharedManual(s.clock) ? s.clock.onMoved(() => wake()) : () => {}
     const done = loop()
     return async () => {
+      unfollow()
+      halting = true
       stopped = true
       wake()
       await done
