@@ -19,6 +19,13 @@ describe("partner rate limit: the sliding window", () => {
     expect(admit(hits, 59_999, LIMIT)).toEqual({ admitted: false, retryAfterSeconds: 1 })
     expect(admit(hits, 60_000, LIMIT).admitted).toBe(true)
   })
+
+  it("hits stamped more than a window ahead of now (a manual clock set back by a restart) do not count; a little ahead they do", () => {
+    const ahead = Array.from({ length: 30 }, (_, i) => 7_200_000 + i)
+    expect(admit(ahead, 0, LIMIT).admitted).toBe(true)
+    const skewed = Array.from({ length: 30 }, (_, i) => 50 + i)
+    expect(admit(skewed, 0, LIMIT).admitted).toBe(false)
+  })
 })
 
 /** Spec Limits: 30 requests per 60 seconds per app across all partner routes, 429 SV036. */
