@@ -14,6 +14,7 @@ import { SlotTaken } from "../../core/booking/errors.ts"
 import type { Occurrence } from "../../core/booking/recurrence.ts"
 import {
   execute,
+  inSendOrder,
   pgErrorOf,
   pipeline,
   PG_DEADLOCK_DETECTED,
@@ -45,6 +46,8 @@ export { toCoreBooking } from "../../core/booking/meeting.ts"
  */
 const guardSlot = async <T>(tx: Queryable, assetId: string, write: () => Promise<T>): Promise<T> => {
   try {
+    // The lock is awaited before the writes are sent: Drizzle's `execute` sends a few
+    // microtasks later than a kept query, so sent together the writes went first.
     await lockAsset(tx, assetId)
     return await write()
   } catch (e) {
@@ -62,6 +65,7 @@ export const assetLockKey = (assetIdSql: string): string => `hashtext(${assetIdS
 /** The asset's transaction-scoped lock that writers of its slots queue on (see guardSlot). */
 const lockAsset = (tx: Queryable, assetId: string) =>
   tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(assetLockKey("a.id"))}) from (select ${assetId}::text as id) as a`)
+
 
 /**
  * Tries the same locks for the assets of several bookings, never waiting; answers the bookings
@@ -168,16 +172,30 @@ export const assetConfigRaw = async (q: Queryable, booking: Pick<BookingRow, "as
   return asset?.config
 }
 
+/** The stored config of a booking's room or desk, found by the booking's id. */
+const assetConfigOfBooking = keptQuery((q) =>
+  q
+    .select({
+      config: sql<unknown>`coalesce(
+        (select ${roomsTable.config} from ${roomsTable} where ${roomsTable.id} = ${bookingsTable.assetId} and ${bookingsTable.assetKind} = 'room'),
+        (select ${desksTable.config} from ${desksTable} where ${desksTable.id} = ${bookingsTable.assetId} and ${bookingsTable.assetKind} = 'desk'))`,
+    })
+    .from(bookingsTable)
+    .where(eq(bookingsTable.id, param("id"))),
+)
+
 /**
- * The booking under its row lock, and then (in the same round trip: postgres-js pipelines
- * them) its slots and its asset's stored config. Read after the lock, they see what a
- * transaction that held the lock committed, a manifest's new config included.
+ * The booking under its row lock, then its slots and its asset's stored config: sent together
+ * (one round trip), run in order, so the reads start once the lock is held and see what a
+ * transaction that held it committed, a manifest's new config included.
  */
 export const loadLockedBooking = async (tx: Queryable, id: string): Promise<LockedBooking | undefined> => {
-  const [row] = await bookingByIdForUpdate(tx, { id })
-  if (!row) return undefined
-  const [slots, assetConfig] = await Promise.all([slotsOfBooking(tx, { id }), assetConfigRaw(tx, row)])
-  return { stored: { row, slots }, assetConfig }
+  const [[row], slots, [config]] = await inSendOrder([
+    bookingByIdForUpdate(tx, { id }),
+    slotsOfBooking(tx, { id }),
+    assetConfigOfBooking(tx, { id }),
+  ])
+  return row === undefined ? undefined : { stored: { row, slots }, assetConfig: config?.config }
 }
 
 const updateSlotRow = keptQuery((q) =>
@@ -268,7 +286,7 @@ export const saveTransition = async (
   // The asset's lock first (guardSlot), then the writes in one round trip: they need nothing
   // from each other, and a refused slot write rejects them all with its own error.
   const [[nextSlot], [row]] = await guardSlot(tx, b.assetId, () =>
-    Promise.all([updateSlotRow(tx, slotSet), rowWrite(), insertHistoryRow(tx, history), recordBookingEvents(tx, newId, source, result.events)]),
+    inSendOrder([updateSlotRow(tx, slotSet), rowWrite(), insertHistoryRow(tx, history), recordBookingEvents(tx, newId, source, result.events)]),
   )
   return {
     row: row!,

@@ -389,7 +389,22 @@ export interface Sendable<T> {
 export const pipeline = <T extends ReadonlyArray<Sendable<unknown>>>(
   ...queries: T
 ): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]["execute"]>> }> =>
-  Promise.all(queries.map((q) => q.execute())) as never
+  inSendOrder(queries.map((q) => q.execute())) as never
+
+/**
+ * The answers of statements sent together on one transaction's connection, listed in the order
+ * they were sent (kept queries send when called; Drizzle's builders and `execute` a few
+ * microtasks later, so where order matters send those through `pipeline`). A failure is the
+ * first failing statement's: those after it fail with "current transaction is aborted" (25P02),
+ * and Promise.all rejected with whichever rejection settled first, sometimes one of those.
+ */
+export const inSendOrder = async <const T extends ReadonlyArray<Promise<unknown>>>(
+  sent: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> => {
+  const settled = await Promise.allSettled(sent)
+  for (const s of settled) if (s.status === "rejected") throw s.reason
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as never
+}
 
 /** The timestamptz of an expression in epoch milliseconds (exact for whole milliseconds). */
 export const EPOCH_MS = (ms: string): string => `(timestamptz 'epoch' + ${ms} * interval '1 millisecond')`

@@ -9,7 +9,7 @@ import {
 import type { BookingTick, LifecycleSnapshot } from "../../core/ports/lifecycle-scheduler.ts"
 import { TickStore } from "../../core/ports/tick-store.ts"
 import { ticksToSchedule } from "../../core/booking/tick-schedule.ts"
-import { EPOCH_MS, execute, pgErrorOf, wakeAfterCommit, type Queryable } from "./database.ts"
+import { EPOCH_MS, execute, pgErrorOf, pipeline, wakeAfterCommit, type Queryable, type Sendable } from "./database.ts"
 import type { PlannedTick } from "./tables/scheduler.ts"
 import { write } from "./unit-of-work.ts"
 
@@ -201,19 +201,25 @@ export const replaceTicks = async (
   now: number,
   occurrences: ReadonlyArray<number> | undefined,
 ): Promise<void> => {
+  // The hold, the delete and the insert in one round trip, run in order (`pipeline`): the
+  // delete is still a statement of its own, after the hold.
+  const statements: Array<Sendable<unknown>> = []
   if (occurrences === undefined) {
-    await dropBookingTicks(tx, bookingId)
+    statements.push(holdPlanOf(tx, bookingId), deletePending(tx, bookingId))
   } else if (occurrences.length > 0) {
-    await holdPlanOf(tx, bookingId)
     const list = sql.join(
       occurrences.map((o) => sql`${o}`),
       sql`, `,
     )
-    await tx.execute(sql`delete from scheduled_ticks
-      where booking_id = ${bookingId} and state = 'pending' and occurrence_index in (${list})`)
+    statements.push(
+      holdPlanOf(tx, bookingId),
+      tx.execute(sql`delete from scheduled_ticks
+        where booking_id = ${bookingId} and state = 'pending' and occurrence_index in (${list})`),
+    )
   }
   const insert = ticksInsert(tx, bookingId, snapshots, now)
-  if (insert) await insert
+  if (insert) statements.push(insert)
+  await pipeline(...statements)
 }
 
 /**
@@ -248,17 +254,20 @@ export const ticksInsert = (
  * delete that follows is a new statement, so it sees the ticks an expansion committed meanwhile
  * (a delete already waiting on the plan row would skip the row and miss them).
  */
-const holdPlanOf = async (tx: Queryable, bookingId: string): Promise<void> => {
-  await tx.execute(sql`select id from scheduled_ticks
+const holdPlanOf = (tx: Queryable, bookingId: string) =>
+  tx.execute(sql`select id from scheduled_ticks
     where booking_id = ${bookingId} and state = 'pending' and kind = ${PLAN} for update`)
-}
 
-/** Drops every pending tick of a booking (cancel, check-out, reject, any terminal state). */
+const deletePending = (tx: Queryable, bookingId: string) =>
+  tx.execute(sql`delete from scheduled_ticks where booking_id = ${bookingId} and state = 'pending'`)
+
+/**
+ * Drops every pending tick of a booking (cancel, check-out, reject, any terminal state). The
+ * hold and the delete are sent together and run in order (one round trip): the delete is still
+ * a statement of its own, after the hold.
+ */
 export const dropBookingTicks = async (tx: Queryable, bookingId: string): Promise<void> => {
-  await holdPlanOf(tx, bookingId)
-  await tx.execute(
-    sql`delete from scheduled_ticks where booking_id = ${bookingId} and state = 'pending'`,
-  )
+  await pipeline(holdPlanOf(tx, bookingId), deletePending(tx, bookingId))
 }
 
 // Workers here and in other processes are woken after the commit (database.ts), not by a
