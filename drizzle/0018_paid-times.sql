@@ -1,7 +1,6 @@
 -- A payment records the times it pays for (a create's, or an extension's new times), so an
 -- extension charges only for time no payment has paid for (core/payment/rules.ts
--- paidExtensionOf). An extension opened before this kept only its new end: its start is taken
--- as the start before the PATCH (an extension rarely moves the start). A create's times were
--- not kept (the booking may have changed since), so those stay null: priced as before.
-ALTER TABLE "payments" ADD COLUMN "new_start_at" timestamp with time zone;--> statement-breakpoint
-UPDATE "payments" SET "new_start_at" = "previous_start_at" WHERE "kind" = 'extension' AND "new_end_at" IS NOT NULL;
+-- paidExtensionOf). Payments opened before this keep null times (their extension's start may
+-- have moved, so the start before the PATCH is no safe guess): such a booking's next extension
+-- is priced from its own times.
+ALTER TABLE "payments" ADD COLUMN "new_start_at" timestamp with time zone;

@@ -99,6 +99,20 @@ export const priceDifference = (before: PriceSummary, after: PriceSummary): Pric
   }
 }
 
+/** Two prices of disjoint times added, line by line in satang (discounts by code). */
+export const priceSum = (a: PriceSummary, b: PriceSummary): PriceSummary => {
+  const byCode = new Map<string, { readonly d: PriceSummary["discounts"][number]; readonly minor: number }>()
+  for (const d of [...a.discounts, ...b.discounts]) {
+    const held = byCode.get(d.code)
+    byCode.set(d.code, { d: held?.d ?? d, minor: (held?.minor ?? 0) + toMinor(d.value) })
+  }
+  return {
+    subtotal: fromMinor(toMinor(a.subtotal) + toMinor(b.subtotal)),
+    total: fromMinor(toMinor(a.total) + toMinor(b.total)),
+    discounts: [...byCode.values()].map(({ d, minor }) => ({ ...d, value: fromMinor(minor) })),
+  }
+}
+
 /**
  * Whether a paid extension keeps the times already paid for: while its payment is due the
  * booking holds only its new times, and a lapse restores the old ones, which must then still

@@ -4,6 +4,7 @@ import {
   completePaidExtension,
   lapsePaidExtension,
   priceDifference,
+  priceSum,
 } from "../booking/paid-extension.ts"
 import { isPaid, toMinor, type ChargeRate, type PriceSummary } from "../booking/pricing.ts"
 import type { Booking } from "../booking/state.ts"
@@ -87,11 +88,15 @@ export interface PaidExtension {
  * checked-in, its times change and the new times cost more. None = a plain update (a shorter
  * or cheaper change is not refunded; the sandbox has no refunds). `price` prices a booking's
  * times with the extension's discounts (core/booking/pricing.ts priceOf in the project's zone).
- * The base is the price of the times already paid for: the booking's own times, or the part of
- * the new times the latest payment paid for (`paid`) when that costs more. Time paid for and
- * given up by a shorter PATCH is not sold again when the booking grows back into it; time the
- * booking moved away from is not given back elsewhere. Both are priced like the new times
- * (today's rate and discounts), so a discount given now never makes time free.
+ *
+ * The base (what is already paid for) is the price of the new times that are the booking's own
+ * or that the latest payment paid for (`paid`), but no more than the larger of the own times'
+ * price and the paid times' price (each was paid for in full; a move at the same price turned
+ * one into the other), and never less than the own times' price. So time paid for and given up
+ * by a shorter PATCH is not sold again when the booking grows back into it, and no time is
+ * counted twice. All of it is priced like the new times (today's rate and discounts), so a
+ * discount given now never makes time free. A paid extension keeps the booking's own times
+ * (keepsPaidTimes), so what is covered is the own times and at most one more interval.
  */
 export const paidExtensionOf = (input: {
   readonly chargeRate: ChargeRate
@@ -100,20 +105,29 @@ export const paidExtensionOf = (input: {
   readonly before: Booking
   readonly updated: Transitioned
 }): Option.Option<PaidExtension> => {
-  const { before, updated } = input
+  const { before, updated, paid } = input
   const after = updated.booking
   if (!isPaid(input.chargeRate)) return Option.none()
   if (before.status !== "active" && before.status !== "checked-in") return Option.none()
   if (after.start === before.start && after.end === before.end) return Option.none()
   const own = input.price(before)
-  const start = Math.max(after.start, input.paid?.start ?? Infinity)
-  const end = Math.min(after.end, input.paid?.end ?? -Infinity)
-  const paidPart = start < end ? input.price({ ...after, start, end }) : undefined
-  const base = paidPart !== undefined && paidPart.total > own.total ? paidPart : own
+  let base = own
+  const start = Math.max(after.start, paid?.start ?? Infinity)
+  const end = Math.min(after.end, paid?.end ?? -Infinity)
+  if (paid !== undefined && start < end) {
+    const covered =
+      end < before.start || start > before.end
+        ? priceSum(own, input.price({ ...after, start, end }))
+        : input.price({ ...after, start: Math.min(start, before.start), end: Math.max(end, before.end) })
+    const entitled = larger(own, input.price({ ...after, start: paid.start, end: paid.end }))
+    base = larger(own, covered.total <= entitled.total ? covered : entitled)
+  }
   const summary = priceDifference(base, input.price(after))
   if (!needsPayment(summary)) return Option.none()
   return Option.some({ result: beginPaidExtension(updated), summary })
 }
+
+const larger = (a: PriceSummary, b: PriceSummary): PriceSummary => (b.total > a.total ? b : a)
 
 // --- extension discounts -------------------------------------------------------------------
 

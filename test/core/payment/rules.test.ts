@@ -115,6 +115,25 @@ describe("payment rules", () => {
     expect(owed({ start: before.start - 30 * MINUTE, end: before.end + 30 * MINUTE })).toEqual(Option.some(50))
   })
 
+  it("time given up and then moved away from is charged once when the booking grows over it, and never more than was paid counts", () => {
+    const H = 60 * MINUTE
+    const price = (b: Booking): PriceSummary => {
+      const total = ((b.end - b.start) / H) * 100
+      return { subtotal: total, total, discounts: [] }
+    }
+    const owed = (own: [number, number], to: [number, number], paid: [number, number]) => {
+      const before = makeBooking({ status: "active", start: START + own[0] * H, end: START + own[1] * H })
+      const updated = transition(before, { _tag: "Update", changes: { start: START + to[0] * H, end: START + to[1] * H } }, NOW, organizer)
+      if (Result.isFailure(updated)) throw updated.failure
+      const paidTimes = { start: START + paid[0] * H, end: START + paid[1] * H }
+      return Option.map(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid: paidTimes, before, updated: updated.success }), (x) => x.summary.total)
+    }
+    // Paid 0-2, shortened to 0-1, moved to 3-4, grown to 1-4: 1-2 was paid for, 2-3 is new.
+    expect(owed([3, 4], [1, 4], [0, 2])).toEqual(Option.some(100))
+    // Paid 0-2, moved to 4-6 at the same price, grown to 0-6: two hours paid for, four owed.
+    expect(owed([4, 6], [0, 6], [0, 2])).toEqual(Option.some(400))
+  })
+
   it("a cancel's paymentId must be a payment of the booking, and the pending one while unpaid", () => {
     expect(Result.isSuccess(cancelPaymentIdCheck("p1", Option.some(payment()), "b1", "unpaid"))).toBe(true)
     const foreign = cancelPaymentIdCheck("p1", Option.some(payment({ bookingId: "b2" })), "b1", "unpaid")

@@ -286,7 +286,7 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect((await paymentRows(h, m._id)).length).toBe(1)
     })
 
-    it("time paid for and moved away from is not given back: after a move earlier, growing back over the paid times owes what they do not cover", async () => {
+    it("after a paid extension and a move earlier, growing back over the paid times owes only the hours no payment covered", async () => {
       const m = await bookRoom(h, w, "jasmine", "12:00", "13:00", 6)
       await paid(m)
       const longer = await patch(m._id, { endDateTime: local("15:00", 6) })
