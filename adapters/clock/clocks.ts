@@ -36,6 +36,8 @@ export interface SharedClock extends ClockShape {
    * left waiting for the next advance when the advancing process stops half-way.
    */
   onMoved(listener: (now: number) => void): () => void
+  /** Resolves once no process is advancing the clock (at once when this process is alone). */
+  whenAdvanced(): Promise<void>
   close(): Promise<void>
 }
 

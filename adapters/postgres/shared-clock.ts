@@ -36,6 +36,8 @@ export const CLOCK_CHANNEL = "keyspace_clock"
 const CLOCK_LOCKS = 7419023
 const MEMBERS = 1
 const ADVANCE = 2
+/** The advancing process's lock (tests stand in for an advancer with it). */
+export const ADVANCE_LOCK_KEYS = [CLOCK_LOCKS, ADVANCE] as const
 const POLL_MS = 1_000
 
 type Session = ReturnType<typeof postgres>
@@ -67,6 +69,14 @@ export class SharedManualClock extends ManualClock implements SharedClock {
   onMoved(listener: (now: number) => void): () => void {
     this.#moved.add(listener)
     return () => this.#moved.delete(listener)
+  }
+
+  /** Waits for the advance lock and lets it go: an advance under way has finished, or died. */
+  async whenAdvanced(): Promise<void> {
+    const session = this.#session
+    if (session === undefined) return
+    await session`select pg_advisory_lock(${CLOCK_LOCKS}::int, ${ADVANCE}::int)`
+    await session`select pg_advisory_unlock(${CLOCK_LOCKS}::int, ${ADVANCE}::int)`
   }
 
   /** Reads the deployment's clock now; throws UpstreamUnavailable (503) if it cannot. */

@@ -157,7 +157,7 @@ export const makeEmbeddedScheduler = (
       })
     } catch (e) {
       // A domain error without a message (SlotTaken) is named by its tag and fields.
-      const message = e instanceof Error && e.message !== "" ? e.message : (JSON.stringify(e) ?? String(e))
+      const message = e instanceof Error && e.message !== "" ? e.message : describe(e)
       const verdict = await db.db.transaction((tx) =>
         recordTickFailure(tx, tick, s.clock.now(), message, maxAttempts),
       )
@@ -202,6 +202,8 @@ export const makeEmbeddedScheduler = (
       await sleep(20)
       await exclusive(() => drain(now, true))
     }
+    // Not everything was applied: the advance must not answer as if it had been.
+    if (halting) throw new SchedulerStopping()
   }
 
   // --- background loop -------------------------------------------------------------------
@@ -303,8 +305,33 @@ export const makeEmbeddedScheduler = (
       log.log("warn", "scheduler LISTEN failed; relying on timers", { error: String(e) })
       return async () => {}
     })
-    // Another process's advance: apply what it made due here too (see SharedClock.onMoved).
-    const unfollow = manual && isSharedManual(s.clock) ? s.clock.onMoved(() => wake()) : () => {}
+    // Another process's advance: once it has finished (or died: its session's end frees the
+    // advance lock), apply what it left due (see SharedClock.onMoved). Waiting for it keeps the
+    // advance's order across bookings; moves seen meanwhile are followed once more.
+    const clock = s.clock
+    let following = false
+    let followAgain = false
+    const follow = (): void => {
+      if (!isSharedManual(clock)) return
+      if (following) {
+        followAgain = true
+        return
+      }
+      following = true
+      void (async () => {
+        do {
+          followAgain = false
+          await clock.whenAdvanced()
+          if (halting) return
+          await drainUntil(clock.now())
+        } while (followAgain && !halting)
+      })()
+        .catch((e: unknown) => {
+          if (!halting) log.log("warn", "applying another process's clock advance failed; the next advance applies it", { error: String(e) })
+        })
+        .finally(() => (following = false))
+    }
+    const unfollow = manual && isSharedManual(clock) ? clock.onMoved(follow) : () => {}
     const done = loop()
     return async () => {
       unfollow()
@@ -330,3 +357,19 @@ export const makeEmbeddedScheduler = (
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** A failure's text for the tick ledger; JSON.stringify throws on a BigInt or a cycle. */
+const describe = (e: unknown): string => {
+  try {
+    return JSON.stringify(e) ?? String(e)
+  } catch {
+    return String(e)
+  }
+}
+
+/** A drain cut short by the process stopping: the advance waiting on it is interrupted. */
+export class SchedulerStopping extends Error {
+  constructor() {
+    super("the scheduler is stopping")
+  }
+}

@@ -13,7 +13,7 @@ import { OutboxPostgres } from "../../postgres/outbox-store.ts"
 import { TickStorePostgres } from "../../postgres/tick-store.ts"
 import { BookingLifecycle } from "../../../core/booking/lifecycle.ts"
 import { provideTx } from "../../postgres/unit-of-work.ts"
-import type { ApplyTick } from "../../scheduler/embedded.ts"
+import { SchedulerStopping, type ApplyTick } from "../../scheduler/embedded.ts"
 import { startLifecycleScheduler } from "../../scheduler/lifecycle.ts"
 import { LifecycleSignalsLive, SchedulerWake } from "../../scheduler/signals.ts"
 import { startDispatcher } from "../../webhooks/dispatcher.ts"
@@ -69,7 +69,13 @@ const schedulerWorker = Layer.effect(
       }),
     )
     return SchedulerDrain.of({
-      drainUntil: (now) => Effect.flatMap(Deferred.await(started), (scheduler) => Effect.promise(() => scheduler.drainUntil(now))),
+      // A stop cut the drain short: the advance is interrupted (503), not answered as done.
+      drainUntil: (now) =>
+        Effect.flatMap(Deferred.await(started), (scheduler) =>
+          Effect.tryPromise({ try: () => scheduler.drainUntil(now), catch: (e) => e }).pipe(
+            Effect.catch((e) => (e instanceof SchedulerStopping ? Effect.interrupt : Effect.die(e))),
+          ),
+        ),
     })
   }),
 )

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm"
+import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { execute } from "../../../adapters/postgres/database.ts"
-import { CLOCK_CHANNEL } from "../../../adapters/postgres/shared-clock.ts"
+import { ADVANCE_LOCK_KEYS, CLOCK_CHANNEL } from "../../../adapters/postgres/shared-clock.ts"
 import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
 import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
 import { local, setUpSchedulerWorld, type SchedulerWorld } from "../scheduler/scheduler-fixtures.ts"
@@ -40,7 +41,7 @@ describe("another process's clock move, on PostgreSQL", () => {
     await a?.close()
   })
 
-  it("a process that sees the clock moved by another applies the ticks the move made due", async () => {
+  it("a process that sees the clock moved by another applies the ticks the move made due once the advance is over, or its process died", async () => {
     const db = a.booted.services.database.db
     const seeded = await seedBookings(db, {
       projectId: w.ids.id,
@@ -53,15 +54,22 @@ describe("another process's clock move, on PostgreSQL", () => {
       meetingConfig: DISABLED,
     })
     expect(seeded).toBe(40)
-    // What an advancing process does before it applies anything: the row moved, the NOTIFY sent.
+    // An advancing process: it holds the advance lock, moves the row and NOTIFYs, then dies
+    // before applying anything (its session ends, which frees the lock).
     const to = Date.parse(local("12:00"))
-    await db.transaction(async (tx) => {
-      await tx.execute(sql`update service_clock set now_ms = ${to} where id = 1`)
-      await tx.execute(sql`select pg_notify(${CLOCK_CHANNEL}, ${String(to)})`)
+    const advancer = postgres(a.booted.services.config.databaseUrl!, { max: 1, onnotice: () => {} })
+    const [clockLocks, advance] = ADVANCE_LOCK_KEYS
+    await advancer`select pg_advisory_lock(${clockLocks}::int, ${advance}::int)`
+    await advancer.begin(async (tx) => {
+      await tx`update service_clock set now_ms = ${to} where id = 1`
+      await tx`select pg_notify(${CLOCK_CHANNEL}, ${String(to)})`
     })
-    await eventually(async () => {
-      const [row] = await execute<{ done: number }>(db, sql`select count(*)::int as done from bookings where status = 'done' and title = 'Load'`)
-      expect(row!.done).toBe(40)
-    }, 30_000)
+    const done = async () =>
+      (await execute<{ done: number }>(db, sql`select count(*)::int as done from bookings where status = 'done' and title = 'Load'`))[0]!.done
+    // While the advance is under way the other process leaves its ticks to it (the advance's order).
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(await done()).toBe(0)
+    await advancer.end()
+    await eventually(async () => expect(await done()).toBe(40), 30_000)
   }, 60_000)
 })
