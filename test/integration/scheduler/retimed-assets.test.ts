@@ -128,8 +128,13 @@ describe.each(ENGINES)("a room's meetingConfig changed by the manifest, on %s", 
         const { patch } = await client.begin(async (tx) => {
           await tx`select id from bookings where id = ${m._id} for update`
           await tx`update rooms set config = jsonb_set(config, '{meetingConfig}', '{"postStartExpireMinutes": 20}'::jsonb) where id = ${w.ids.rooms.r0!}`
-          const patch = h.request("PATCH", `/meetings/${m._id}`, { token, body: { title: "Renamed while the manifest ran" } })
+          let answered = false
+          const patch = h
+            .request("PATCH", `/meetings/${m._id}`, { token, body: { title: "Renamed while the manifest ran" } })
+            .finally(() => (answered = true))
           await new Promise((resolve) => setTimeout(resolve, 300))
+          // The PATCH is waiting for the booking's row (it read its caches before this commit).
+          expect(answered).toBe(false)
           return { patch }
         })
         expect((await patch).status).toBe(200)
