@@ -11,7 +11,8 @@ import { Characters } from "../shared/characters.ts"
  * `manifestReferenceErrors`, so one request reports every broken reference at once.
  */
 const Key = Schema.String.check(
-  Schema.isPattern(/^[a-z0-9_-]{1,64}$/, { message: "must be 1-64 characters of a-z0-9-_" }),
+  // The `u` flag lets the OpenAPI document carry the pattern (Effect leaves others out).
+  Schema.isPattern(/^[a-z0-9_-]{1,64}$/u, { message: "must be 1-64 characters of a-z0-9-_" }),
 )
 const Text = Schema.String.check(Schema.isMinLength(1))
 /** Counts and positions are stored as 32-bit integers. */

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { visitorDataSchemas } from "../../../core/events/visitor-payloads.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
 import { QueryInt } from "./text-rules.ts"
 
@@ -20,6 +21,9 @@ export const DeliveriesQuery = Schema.Struct({
  * only a string, and data an object.
  */
 export const VisitorEventRequest = Schema.Struct({
-  type: Schema.String,
+  // The document names the types (a generated client can offer them); the decoding above refuses others.
+  type: Schema.String.annotate({ description: `One of ${Object.keys(visitorDataSchemas).join(", ")}.` }).check(
+    Schema.makeFilter(() => undefined, { toJsonSchema: () => ({ enum: Object.keys(visitorDataSchemas) }) }),
+  ),
   data: Schema.Record(Schema.String, Schema.Unknown),
 })

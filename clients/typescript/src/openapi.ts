@@ -4562,7 +4562,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    type: string;
+                    /** @description One of VMS_INVITE_SENT, VMS_VISITOR_CHECKED_IN, VMS_HOST_CANCELLED. */
+                    type: string & ("VMS_INVITE_SENT" | "VMS_VISITOR_CHECKED_IN" | "VMS_HOST_CANCELLED");
                     data: {
                         [key: string]: unknown;
                     };

@@ -132,6 +132,10 @@ describe("OpenAPI document", () => {
       expect.arrayContaining(["fields", "reason", "occurrenceEventId", "paymentId", "invoiceNo", "amount", "restored"]),
     )
     expect(doc.paths["/pay/{paymentId}"].post.responses["413"].content["application/json"]).toBeDefined()
+    // Request rules the contract states: the manifest's keys, the visitor event types.
+    expect(doc.components.schemas.Manifest.properties.projects.items.properties.key.pattern).toBe("^[a-z0-9_-]{1,64}$")
+    const visitor = doc.paths["/admin/v1/projects/{projectId}/visitor-events"].post.requestBody.content["application/json"].schema
+    expect(JSON.stringify(visitor.properties.type)).toContain('"enum":["VMS_INVITE_SENT","VMS_VISITOR_CHECKED_IN","VMS_HOST_CANCELLED"]')
   })
 
   it("every error code of the error table is documented, with its status", () => {
