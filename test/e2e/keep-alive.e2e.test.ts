@@ -2,6 +2,7 @@ import http from "node:http"
 import net, { type Socket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { replay, setUpWireWorld, wireTraffic, type WireWorld } from "../fuzz/wire-traffic.ts"
+import { SMALL_BODY_BYTES } from "../../adapters/http/app.ts"
 import { CLOCK_START } from "../support/harness.ts"
 import { socketServer, type SocketServer } from "../support/socket-server.ts"
 
@@ -123,11 +124,17 @@ describe("keep-alive connections under mixed traffic (issue 17)", () => {
   })
 
   it("a body over the limit gets its whole 413, with or without Content-Length, and the client then goes on", { timeout: 120_000 }, async () => {
-    const over = Buffer.alloc(server.maxBodyBytes + 1000, 0x78)
-    for (const chunked of [false, true]) {
-      const a = await connectionSurvives({ method: "POST", path: "/auth/accessToken", headers: { "content-type": "application/json" }, body: over, chunked })
-      expect([a.status, JSON.parse(a.body).code]).toEqual([413, "SV001"])
-    }
+    // The token endpoint takes the small limit; the manifest KEYSPACE_MAX_BODY_BYTES (a face's).
+    const routes = [
+      { method: "POST", path: "/auth/accessToken", limit: Math.min(SMALL_BODY_BYTES, server.maxBodyBytes) },
+      { method: "PUT", path: "/admin/v1/manifest", limit: server.maxBodyBytes },
+    ]
+    for (const { method, path, limit } of routes)
+      for (const chunked of [false, true]) {
+        const over = Buffer.alloc(limit + 1000, 0x78)
+        const a = await connectionSurvives({ method, path, headers: { "content-type": "application/json" }, body: over, chunked })
+        expect([path, a.status, JSON.parse(a.body).code]).toEqual([path, 413, "SV001"])
+      }
   })
 
   it("a request line over the HTTP layer's limit gets its answer (without a body for HEAD) before the connection closes", { timeout: 60_000 }, async () => {
