@@ -17,6 +17,23 @@ export interface Harness {
 }
 
 /** Boots the real service on one engine with a manual clock and no demo seed. */
+/**
+ * A second service on the harness's PostgreSQL database, as a second server process would be
+ * (manual clock at CLOCK_START, no seed, no log). The caller closes it.
+ */
+export const bootBeside = (h: Harness, options: { background?: boolean } = {}): Promise<Booted> =>
+  boot(
+    {
+      DATABASE_URL: h.booted.services.config.databaseUrl!,
+      KEYSPACE_SEED: "none",
+      KEYSPACE_CLOCK: "manual",
+      KEYSPACE_CLOCK_START: CLOCK_START,
+      KEYSPACE_ADMIN_TOKEN: ADMIN_TOKEN,
+      KEYSPACE_LOG_LEVEL: "silent",
+    },
+    { print: () => {}, ...options },
+  )
+
 export const startHarness = async (
   engine: Engine,
   env: Record<string, string> = {},

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readCacheEpoch } from "../../../adapters/postgres/cache-epoch.ts"
-import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
-import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
+import type { Booted } from "../../../adapters/wiring/boot.ts"
+import { ADMIN_TOKEN, bootBeside, startHarness, type Harness } from "../../support/harness.ts"
 
 /**
  * Issue 16: a secret rotated on one process is the only one any process accepts, at once: the
@@ -26,17 +26,7 @@ describe("an app secret rotated on one process of a PostgreSQL deployment", () =
   let b: Booted
   beforeAll(async () => {
     a = await startHarness("postgres", { KEYSPACE_SEED: "demo" })
-    b = await boot(
-      {
-        DATABASE_URL: a.booted.services.config.databaseUrl!,
-        KEYSPACE_SEED: "none",
-        KEYSPACE_CLOCK: "manual",
-        KEYSPACE_CLOCK_START: CLOCK_START,
-        KEYSPACE_ADMIN_TOKEN: ADMIN_TOKEN,
-        KEYSPACE_LOG_LEVEL: "silent",
-      },
-      { print: () => {} },
-    )
+    b = await bootBeside(a)
   }, 120_000)
   afterAll(async () => {
     await b?.close()

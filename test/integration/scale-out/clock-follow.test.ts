@@ -3,13 +3,12 @@ import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { execute } from "../../../adapters/postgres/database.ts"
 import { ADVANCE_LOCK_KEYS, CLOCK_CHANNEL } from "../../../adapters/postgres/shared-clock.ts"
-import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
-import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
-import { local, setUpSchedulerWorld, type SchedulerWorld } from "../scheduler/scheduler-fixtures.ts"
-import { seedBookings } from "../scheduler/seed-bookings.ts"
+import type { Booted } from "../../../adapters/wiring/boot.ts"
+import { bootBeside, startHarness, type Harness } from "../../support/harness.ts"
+import { local, setUpSchedulerWorld, type SchedulerWorld, TICKS_OFF } from "../scheduler/scheduler-fixtures.ts"
+import { seedWorldBookings } from "../scheduler/seed-bookings.ts"
 import { eventually } from "../webhooks/fixtures.ts"
 
-const DISABLED = { preStartMinutes: -1, postStartWarnMinutes: -1, postStartExpireMinutes: -1, preEndMinutes: -1 }
 
 /**
  * docs/deployment.md: ticks an advance made due are applied by the advancing process, and by
@@ -23,18 +22,8 @@ describe("another process's clock move, on PostgreSQL", () => {
   let w: SchedulerWorld
   beforeAll(async () => {
     a = await startHarness("postgres", {}, { background: false })
-    w = await setUpSchedulerWorld(a, { rooms: 20, meetingConfig: DISABLED })
-    b = await boot(
-      {
-        DATABASE_URL: a.booted.services.config.databaseUrl,
-        KEYSPACE_SEED: "none",
-        KEYSPACE_CLOCK: "manual",
-        KEYSPACE_CLOCK_START: CLOCK_START,
-        KEYSPACE_ADMIN_TOKEN: ADMIN_TOKEN,
-        KEYSPACE_LOG_LEVEL: "silent",
-      },
-      { print: () => {} },
-    )
+    w = await setUpSchedulerWorld(a, { rooms: 20, meetingConfig: TICKS_OFF })
+    b = await bootBeside(a)
   }, 120_000)
   afterAll(async () => {
     await b?.close()
@@ -43,16 +32,7 @@ describe("another process's clock move, on PostgreSQL", () => {
 
   it("a process that sees the clock moved by another applies the ticks the move made due once the advance is over, or its process died", async () => {
     const db = a.booted.services.database.db
-    const seeded = await seedBookings(db, {
-      projectId: w.ids.id,
-      appRowId: w.app,
-      roomIds: Array.from({ length: 20 }, (_, i) => w.ids.rooms[`r${i}`] as string),
-      createdAt: Date.parse(CLOCK_START),
-      perRoom: 2,
-      firstStart: Date.parse(local("10:00")),
-      durationMin: 10,
-      meetingConfig: DISABLED,
-    })
+    const seeded = await seedWorldBookings(a, w, { perRoom: 2, firstStart: Date.parse(local("10:00")), durationMin: 10, meetingConfig: TICKS_OFF })
     expect(seeded).toBe(40)
     // An advancing process: it holds the advance lock, moves the row and NOTIFYs, then dies
     // before applying anything (its session ends, which frees the lock).

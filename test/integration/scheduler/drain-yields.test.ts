@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeEmbeddedScheduler } from "../../../adapters/scheduler/embedded.ts"
 import { applyTickFor } from "../../../adapters/wiring/layers/lifecycle.ts"
-import { CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
-import { local, setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
-import { seedBookings } from "./seed-bookings.ts"
+import { startHarness, type Harness } from "../../support/harness.ts"
+import { local, setUpSchedulerWorld, type SchedulerWorld, TICKS_OFF } from "./scheduler-fixtures.ts"
+import { seedWorldBookings } from "./seed-bookings.ts"
 
-const DISABLED = { preStartMinutes: -1, postStartWarnMinutes: -1, postStartExpireMinutes: -1, preEndMinutes: -1 }
 
 /**
  * A clock advance over many due ticks on the embedded database (PGlite runs in the server's own
@@ -18,21 +17,12 @@ describe("a long drain on PGlite", () => {
   let w: SchedulerWorld
   beforeAll(async () => {
     h = await startHarness("pglite", {}, { background: false })
-    w = await setUpSchedulerWorld(h, { rooms: 20, meetingConfig: DISABLED })
+    w = await setUpSchedulerWorld(h, { rooms: 20, meetingConfig: TICKS_OFF })
   }, 120_000)
   afterAll(async () => h?.close())
 
   it("gives the event loop a turn between batches", async () => {
-    const seeded = await seedBookings(h.booted.services.database.db, {
-      projectId: w.ids.id,
-      appRowId: w.app,
-      roomIds: Array.from({ length: 20 }, (_, i) => w.ids.rooms[`r${i}`] as string),
-      createdAt: Date.parse(CLOCK_START),
-      perRoom: 10,
-      firstStart: Date.parse(local("10:00")),
-      durationMin: 10,
-      meetingConfig: DISABLED,
-    })
+    const seeded = await seedWorldBookings(h, w, { perRoom: 10, firstStart: Date.parse(local("10:00")), durationMin: 10, meetingConfig: TICKS_OFF })
     expect(seeded).toBe(200)
     const scheduler = makeEmbeddedScheduler(h.booted.services, applyTickFor(h.booted.services))
     let turns = 0

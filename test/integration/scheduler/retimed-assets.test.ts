@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Manifest } from "../../../core/tenancy/manifest.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
-import { advanceTo, book, eventsOf, schedulerManifest, setUpSchedulerWorld, statusOf, ticksOf, utc, type SchedulerWorld } from "./scheduler-fixtures.ts"
+import { advanceTo, book, eventsOf, schedulerManifest, setUpSchedulerWorld, statusOf, ticksOf, TICKS_OFF, utc, type SchedulerWorld } from "./scheduler-fixtures.ts"
 
 /**
  * Spec "Scheduler ticks": "Timings come from the asset's config.meetingConfig", and "Booking
@@ -16,14 +16,13 @@ describe.each(ENGINES)("a room's meetingConfig changed by the manifest, on %s", 
   let h: Harness
   let w: SchedulerWorld
   let nextDay = 0
-  const ALL_OFF = { preStartMinutes: -1, postStartWarnMinutes: -1, postStartExpireMinutes: -1, preEndMinutes: -1 }
 
   /** The scheduler manifest with rooms r0 (defaults) and r1 (every tick off), r0's and r1's meetingConfig as given. */
   const manifest = (configs: { r0?: Record<string, number>; r1?: Record<string, number> }): Manifest => {
     const base = schedulerManifest({ rooms: 2 }) as any
     const project = base.projects[0]
     const rooms = project.rooms.map((r: any) => {
-      const meetingConfig = r.key === "r0" ? configs.r0 : r.key === "r1" ? (configs.r1 ?? ALL_OFF) : undefined
+      const meetingConfig = r.key === "r0" ? configs.r0 : r.key === "r1" ? (configs.r1 ?? TICKS_OFF) : undefined
       if (r.key !== "r0" && r.key !== "r1") return r
       const { meetingConfig: _, ...config } = r.config
       return { ...r, config: meetingConfig === undefined ? config : { ...config, meetingConfig } }

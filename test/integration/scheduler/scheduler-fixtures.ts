@@ -14,6 +14,9 @@ export const local = (hhmm: string, day = 0): string => {
 /** The same instant in UTC ISO form, as outbox occurredAt is stored. */
 export const utc = (hhmm: string, day = 0): string => new Date(Date.parse(local(hhmm, day))).toISOString()
 
+/** A meetingConfig with every tick off (-1): only the end of a booking is planned. */
+export const TICKS_OFF = { preStartMinutes: -1, postStartWarnMinutes: -1, postStartExpireMinutes: -1, preEndMinutes: -1 }
+
 export const SCHEDULER_APP = { appId: "scheduler-app", appSecret: "scheduler-secret-123" }
 
 const everyDay = { dayConfig: Object.fromEntries(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => [d, { availableTime: { start: "00:00:00", end: "23:59:00" } }])) }

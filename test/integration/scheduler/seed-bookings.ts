@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm"
 import type { Db } from "../../../adapters/postgres/database.ts"
+import { CLOCK_START, type Harness } from "../../support/harness.ts"
+import type { SchedulerWorld } from "./scheduler-fixtures.ts"
 
 /**
  * Bulk bookings straight into the tables (load tests and the bench): active single bookings,
@@ -98,3 +100,22 @@ const seed = async (db: Db, o: SeedOptions): Promise<number> => {
       select t.id, t.kind, t.rank, t.due, t.due, ${created} from ${ticks}`)
   return o.roomIds.length * o.perRoom
 }
+
+/**
+ * `seedBookings` in the load rooms (r0, r1, ...) of a scheduler world (setUpSchedulerWorld with
+ * `rooms`), organized by its app, created at the clock's start.
+ */
+export const seedWorldBookings = (
+  h: Harness,
+  w: SchedulerWorld,
+  o: Omit<SeedOptions, "projectId" | "appRowId" | "roomIds" | "createdAt">,
+): Promise<number> =>
+  seedBookings(h.booted.services.database.db, {
+    projectId: w.ids.id,
+    appRowId: w.app,
+    roomIds: Object.entries<string>(w.ids.rooms)
+      .filter(([key]) => /^r\d+$/.test(key))
+      .map(([, id]) => id),
+    createdAt: Date.parse(CLOCK_START),
+    ...o,
+  })

@@ -4,10 +4,9 @@ import { execute, wakeAfterCommit } from "../../../adapters/postgres/database.ts
 import { TICKS_CHANNEL } from "../../../adapters/postgres/tick-store.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
-import { setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
+import { setUpSchedulerWorld, type SchedulerWorld, TICKS_OFF } from "./scheduler-fixtures.ts"
 import { seedBookings } from "./seed-bookings.ts"
 
-const DISABLED = { preStartMinutes: -1, postStartWarnMinutes: -1, postStartExpireMinutes: -1, preEndMinutes: -1 }
 
 /**
  * On the system clock the background worker sleeps until the next due tick (no polling loop,
@@ -18,7 +17,7 @@ describe.each(ENGINES)("embedded scheduler on the system clock (%s)", (engine) =
   let w: SchedulerWorld
   beforeAll(async () => {
     h = await startHarness(engine, { KEYSPACE_CLOCK: "system" })
-    w = await setUpSchedulerWorld(h, { rooms: 2, meetingConfig: DISABLED })
+    w = await setUpSchedulerWorld(h, { rooms: 2, meetingConfig: TICKS_OFF })
   })
   afterAll(async () => h?.close())
 
@@ -36,7 +35,7 @@ describe.each(ENGINES)("embedded scheduler on the system clock (%s)", (engine) =
       firstStart: end - 10 * 60_000,
       durationMin: 10,
       createdAt: end - 60 * 60_000,
-      meetingConfig: DISABLED,
+      meetingConfig: TICKS_OFF,
       idPrefix: "d",
     })
     const [{ id }] = await execute<{ id: string }>(db, sql`select id from bookings where id like 'd%'`) as [{ id: string }]

@@ -3,14 +3,13 @@ import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { applyTickFor } from "../../../adapters/wiring/layers/lifecycle.ts"
 import { makeEmbeddedScheduler, type EmbeddedOptions } from "../../../adapters/scheduler/embedded.ts"
-import { boot, type Booted } from "../../../adapters/wiring/boot.ts"
+import type { Booted } from "../../../adapters/wiring/boot.ts"
 import { execute } from "../../../adapters/postgres/database.ts"
-import { ADMIN_TOKEN, CLOCK_START, startHarness, type Harness } from "../../support/harness.ts"
-import { local, setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
-import { seedBookings, type SeedOptions } from "./seed-bookings.ts"
+import { bootBeside, startHarness, type Harness } from "../../support/harness.ts"
+import { local, setUpSchedulerWorld, type SchedulerWorld, TICKS_OFF } from "./scheduler-fixtures.ts"
+import { seedWorldBookings, type SeedOptions } from "./seed-bookings.ts"
 import { eventually } from "../webhooks/fixtures.ts"
 
-const DISABLED = { preStartMinutes: -1, postStartWarnMinutes: -1, postStartExpireMinutes: -1, preEndMinutes: -1 }
 
 /**
  * Issue "Done when": two scheduler processes on one PostgreSQL apply 1,000 due ticks with no
@@ -23,18 +22,8 @@ describe("two scheduler workers on one PostgreSQL", () => {
   let w: SchedulerWorld
   beforeAll(async () => {
     a = await startHarness("postgres", {}, { background: false })
-    w = await setUpSchedulerWorld(a, { rooms: 20, meetingConfig: DISABLED })
-    b = await boot(
-      {
-        DATABASE_URL: a.booted.services.config.databaseUrl,
-        KEYSPACE_SEED: "none",
-        KEYSPACE_CLOCK: "manual",
-        KEYSPACE_CLOCK_START: CLOCK_START,
-        KEYSPACE_ADMIN_TOKEN: ADMIN_TOKEN,
-        KEYSPACE_LOG_LEVEL: "silent",
-      },
-      { print: () => {}, background: false },
-    )
+    w = await setUpSchedulerWorld(a, { rooms: 20, meetingConfig: TICKS_OFF })
+    b = await bootBeside(a, { background: false })
   }, 120_000)
   afterAll(async () => {
     await b?.close()
@@ -42,14 +31,7 @@ describe("two scheduler workers on one PostgreSQL", () => {
   })
 
   /** Bookings of the world's 20 rooms straight into the tables, created at the clock's start. */
-  const seed = (o: Omit<SeedOptions, "projectId" | "appRowId" | "roomIds" | "createdAt">) =>
-    seedBookings(a.booted.services.database.db, {
-      projectId: w.ids.id,
-      appRowId: w.app,
-      roomIds: Array.from({ length: 20 }, (_, i) => w.ids.rooms[`r${i}`] as string),
-      createdAt: Date.parse(CLOCK_START),
-      ...o,
-    })
+  const seed = (o: Omit<SeedOptions, "projectId" | "appRowId" | "roomIds" | "createdAt">) => seedWorldBookings(a, w, o)
   /** Both services' workers draining everything due by 23:59 at once, 20 ticks a batch. */
   const drainBoth = (onA: EmbeddedOptions["onApplied"], onB: EmbeddedOptions["onApplied"]) => {
     const until = Date.parse(local("23:59"))
@@ -59,7 +41,7 @@ describe("two scheduler workers on one PostgreSQL", () => {
   }
 
   it("1,000 due end ticks are applied exactly once between two workers", async () => {
-    const seeded = await seed({ perRoom: 50, firstStart: Date.parse(local("10:00")), durationMin: 10, meetingConfig: DISABLED })
+    const seeded = await seed({ perRoom: 50, firstStart: Date.parse(local("10:00")), durationMin: 10, meetingConfig: TICKS_OFF })
     expect(seeded).toBe(1000)
 
     const applied = { a: [] as string[], b: [] as string[] }
@@ -98,7 +80,7 @@ describe("two scheduler workers on one PostgreSQL", () => {
   }, 120_000)
   it("a batch never waits for an asset another transaction is writing: that asset's ticks wait, the others are applied", async () => {
     // After the other tests' slots (they end by 23:15), in the same rooms.
-    const seeded = await seed({ perRoom: 2, firstStart: Date.parse(local("23:20")), durationMin: 5, meetingConfig: DISABLED, idPrefix: "e" })
+    const seeded = await seed({ perRoom: 2, firstStart: Date.parse(local("23:20")), durationMin: 5, meetingConfig: TICKS_OFF, idPrefix: "e" })
     expect(seeded).toBe(40)
     const held = w.ids.rooms["r0"] as string
     const client = postgres(a.booted.services.config.databaseUrl!, { max: 1, onnotice: () => {} })
@@ -146,7 +128,7 @@ describe("two scheduler workers on one PostgreSQL", () => {
       perRoom: 25,
       firstStart: Date.parse(local(from)),
       durationMin: 5,
-      meetingConfig: { ...DISABLED, preEndMinutes: 2 },
+      meetingConfig: { ...TICKS_OFF, preEndMinutes: 2 },
       idPrefix: prefix,
       asPlans,
     })
