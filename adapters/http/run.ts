@@ -16,14 +16,19 @@ export interface DefectSink {
   readonly transientFault: (e: unknown) => boolean
 }
 
+/** The log with the request's id (the child covers lines written outside the request context). */
+const requestLogger = (s: DefectSink, c: Context<AppEnv>): Logger => {
+  const requestId = edgeOf(c).requestId
+  return requestId ? s.logger.child({ requestId }) : s.logger
+}
+
 /**
  * The answer of an unexpected error: 503 SV004 when `transientFault` says a retry may clear it,
  * else 500 SV004; either way logged with the request id (the child covers errors raised outside
  * the request context), nothing internal in the body.
  */
 export const defectResponse = (s: DefectSink, c: Context<AppEnv>, error: unknown, detail: () => unknown): Response => {
-  const requestId = edgeOf(c).requestId
-  const logger = requestId ? s.logger.child({ requestId }) : s.logger
+  const logger = requestLogger(s, c)
   if (s.transientFault(error)) {
     logger.log("warn", "database connection lost", { method: c.req.method, path: c.req.path, error: detail() })
     return errorResponse(c, new UpstreamUnavailable({ reason: "the database connection was lost; retry the request" }))
@@ -74,11 +79,7 @@ export const exitResponse = <A, E extends AppError>(
   // Only interrupted: the runtime is being disposed (a stop cut the request at its grace period's
   // end). Nothing is wrong in the request: 503, retryable, and a warning rather than a stack.
   if (Cause.hasInterruptsOnly(exit.cause)) {
-    const requestId = edgeOf(c).requestId
-    ;(requestId ? s.logger.child({ requestId }) : s.logger).log("warn", "request interrupted: the server is stopping", {
-      method: c.req.method,
-      path: c.req.path,
-    })
+    requestLogger(s, c).log("warn", "request interrupted: the server is stopping", { method: c.req.method, path: c.req.path })
     return errorResponse(c, new UpstreamUnavailable({ reason: "the server is stopping; retry the request" }))
   }
   return defectResponse(s, c, Cause.squash(exit.cause), () => Cause.pretty(exit.cause))

@@ -66,7 +66,6 @@ export const assetLockKey = (assetIdSql: string): string => `hashtext(${assetIdS
 const lockAsset = (tx: Queryable, assetId: string) =>
   tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(assetLockKey("a.id"))}) from (select ${assetId}::text as id) as a`)
 
-
 /**
  * Tries the same locks for the assets of several bookings, never waiting; answers the bookings
  * whose asset another transaction holds. A scheduler batch writes slots of many assets: taking

@@ -172,8 +172,8 @@ export const makeEmbeddedScheduler = (
     }
   }
 
-  // Set when the process stops: a drain under way returns after its current batch.
-  let halting = false
+  // Set when the process stops: the loop ends, and a drain under way returns after its batch.
+  let stopped = false
 
   /**
    * Drains everything runnable at `now`, yielding to the event loop between batches: on PGlite
@@ -185,7 +185,7 @@ export const makeEmbeddedScheduler = (
     for (;;) {
       const [applied, claimed] = await runBatch(now, stepped)
       total += applied
-      if (claimed === 0 || halting) return total
+      if (claimed === 0 || stopped) return total
       // Nothing applied from a full claim (bookings locked by user transactions): back off.
       if (applied === 0) await sleep(10)
       else await new Promise<void>((resolve) => setImmediate(resolve))
@@ -198,16 +198,15 @@ export const makeEmbeddedScheduler = (
     await exclusive(() => drain(now, true))
     // Rows locked by another process are invisible to SKIP LOCKED: wait until they are done,
     // so the clock advance answers only when every due tick has been applied.
-    for (let i = 0; i < 500 && !halting && (await countRunnable(db.db, now)) > 0; i++) {
+    for (let i = 0; i < 500 && !stopped && (await countRunnable(db.db, now)) > 0; i++) {
       await sleep(20)
       await exclusive(() => drain(now, true))
     }
     // Not everything was applied: the advance must not answer as if it had been.
-    if (halting) throw new SchedulerStopping()
+    if (stopped) throw new SchedulerStopping()
   }
 
   // --- background loop -------------------------------------------------------------------
-  let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let wakeUp: (() => void) | undefined
   let woken = false
@@ -308,34 +307,26 @@ export const makeEmbeddedScheduler = (
     // Another process's advance: once it has finished (or died: its session's end frees the
     // advance lock), apply what it left due (see SharedClock.onMoved). Waiting for it keeps the
     // advance's order across bookings; moves seen meanwhile are followed once more.
-    const clock = s.clock
-    let following = false
-    let followAgain = false
+    const shared = manual && isSharedManual(s.clock) ? s.clock : undefined
+    let following: Promise<void> = Promise.resolve()
+    let queued = false
     const follow = (): void => {
-      if (!isSharedManual(clock)) return
-      if (following) {
-        followAgain = true
-        return
-      }
-      following = true
-      void (async () => {
-        do {
-          followAgain = false
-          await clock.whenAdvanced()
-          if (halting) return
-          await drainUntil(clock.now())
-        } while (followAgain && !halting)
-      })()
-        .catch((e: unknown) => {
-          if (!halting) log.log("warn", "applying another process's clock advance failed; the next advance applies it", { error: String(e) })
+      if (shared === undefined || queued) return
+      queued = true
+      following = following
+        .then(async () => {
+          queued = false
+          await shared.whenAdvanced()
+          if (!stopped) await drainUntil(shared.now())
         })
-        .finally(() => (following = false))
+        .catch((e: unknown) => {
+          if (!stopped) log.log("warn", "applying another process's clock advance failed; the next advance applies it", { error: String(e) })
+        })
     }
-    const unfollow = manual && isSharedManual(clock) ? clock.onMoved(follow) : () => {}
+    const unfollow = shared?.onMoved(follow) ?? (() => {})
     const done = loop()
     return async () => {
       unfollow()
-      halting = true
       stopped = true
       wake()
       await done

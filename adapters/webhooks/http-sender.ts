@@ -78,43 +78,42 @@ export const makeHttpSender = (options: SenderOptions = {}): Sender => {
       const isHttps = req.url.protocol === "https:"
       const hostname = req.url.hostname.replace(/^\[|\]$/g, "")
       const body = new TextEncoder().encode(req.body)
+      const options: https.RequestOptions = {
+        host: req.address,
+        port: req.url.port === "" ? (isHttps ? 443 : 80) : Number(req.url.port),
+        method: "POST",
+        path: `${req.url.pathname}${req.url.search}`,
+        headers: {
+          ...req.headers,
+          Host: req.url.host,
+          "Content-Length": String(body.byteLength),
+        },
+        agent: isHttps ? httpsAgent : httpAgent,
+        ...(isHttps && !isIpLiteral(hostname) ? { servername: hostname } : {}),
+        ...(isHttps && ca ? { ca } : {}),
+      }
+      const answered = (res: http.IncomingMessage) => {
+        let received = 0
+        res.on("data", (chunk: Uint8Array) => {
+          received += chunk.byteLength
+          if (received > MAX_RESPONSE_BYTES) res.destroy()
+        })
+        const finish = () => done({ statusCode: res.statusCode ?? 0, durationMs: elapsed() })
+        res.on("end", finish)
+        res.on("close", finish)
+        res.on("error", finish)
+      }
       const timer = setTimeout(() => {
         done({ error: `timeout after ${req.timeoutMs} ms`, durationMs: elapsed() })
         current?.destroy(new Error("timeout"))
       }, req.timeoutMs)
       const send = (retried: boolean): void => {
-        const request = (isHttps ? https : http).request(
-          {
-            host: req.address,
-            port: req.url.port === "" ? (isHttps ? 443 : 80) : Number(req.url.port),
-            method: "POST",
-            path: `${req.url.pathname}${req.url.search}`,
-            headers: {
-              ...req.headers,
-              Host: req.url.host,
-              "Content-Length": String(body.byteLength),
-            },
-            agent: isHttps ? httpsAgent : httpAgent,
-            ...(isHttps && !isIpLiteral(hostname) ? { servername: hostname } : {}),
-            ...(isHttps && ca ? { ca } : {}),
-          },
-          (res) => {
-            let received = 0
-            res.on("data", (chunk: Uint8Array) => {
-              received += chunk.byteLength
-              if (received > MAX_RESPONSE_BYTES) res.destroy()
-            })
-            const finish = () => done({ statusCode: res.statusCode ?? 0, durationMs: elapsed() })
-            res.on("end", finish)
-            res.on("close", finish)
-            res.on("error", finish)
-          },
-        )
+        const request = (isHttps ? https : http).request(options, answered)
         current = request
         request.on("error", (e) => {
           // A kept-alive socket the receiver closed as this request went out (its idle timeout):
-          // sent again once on a new connection, as Node's documentation advises, rather than
-          // spend one of the delivery's attempts on a reset the receiver never answered.
+          // sent again once (the agent has dropped that socket), as Node's documentation advises,
+          // rather than spend one of the delivery's attempts on a reset the receiver never answered.
           if (!retried && !settled && request.reusedSocket && (e as { code?: string }).code === "ECONNRESET") return send(true)
           done({ error: describeError(e), durationMs: elapsed() })
         })

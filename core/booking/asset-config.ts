@@ -122,17 +122,6 @@ export const meetingTimingsOf = (raw: unknown): ResolvedMeetingConfig => {
 }
 
 /**
- * The timings a change of a booking plans its ticks with: its asset's as the request found
- * them (`known`), unless the config stored when the booking's lock was taken differs (a
- * manifest committed meanwhile and re-planned the booking): then the stored one's.
- */
-export const timingsAsLocked = (
-  stored: unknown,
-  known: { readonly raw: unknown; readonly timings: ResolvedMeetingConfig },
-): ResolvedMeetingConfig =>
-  stored === known.raw || JSON.stringify(stored ?? {}) === JSON.stringify(known.raw ?? {}) ? known.timings : meetingTimingsOf(stored)
-
-/**
  * Whether replacing a stored asset config by another moves any tick of its bookings (spec
  * "Scheduler ticks": timings come from the asset's meetingConfig): their ticks are then planned again.
  */

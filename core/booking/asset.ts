@@ -1,4 +1,4 @@
-import type { AssetConfig, ResolvedMeetingConfig } from "./asset-config.ts"
+import { meetingTimingsOf, type AssetConfig, type ResolvedMeetingConfig } from "./asset-config.ts"
 import type { ChargeRate } from "./pricing.ts"
 import type { AssetKind } from "./state.ts"
 
@@ -86,3 +86,13 @@ export interface CalendarSlot {
   readonly end: number
   readonly status: string
 }
+
+/**
+ * The timings a change of a booking plans its ticks with: its asset's as the request found
+ * them, unless the config stored when the booking's lock was taken (`lockedConfig`) differs (a
+ * manifest committed meanwhile and re-planned the booking): then the stored one's.
+ */
+export const timingsAsLocked = (asset: Asset, lockedConfig: unknown): ResolvedMeetingConfig =>
+  lockedConfig === asset.record.rawConfig || JSON.stringify(lockedConfig ?? {}) === JSON.stringify(asset.record.rawConfig ?? {})
+    ? asset.meetingConfig
+    : meetingTimingsOf(lockedConfig)

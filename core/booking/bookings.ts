@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Metric, Option, Result } from "effect"
-import { timingsAsLocked, type ResolvedMeetingConfig } from "./asset-config.ts"
+import type { ResolvedMeetingConfig } from "./asset-config.ts"
 import { actingUserId, canSeeProject, type Principal } from "../auth/principal.ts"
 import { countHoldRefused } from "../payment/metrics.ts"
 import { openPayment, paidTimesOf, unpaidWindowEnd, voidAtGateway, voidPendingPayments } from "../payment/booking-payments.ts"
@@ -32,7 +32,7 @@ import { UnitOfWork } from "../ports/unit-of-work.ts"
 import { Forbidden, NotFound, StateConflict, ValidationFailed } from "../shared/errors.ts"
 import * as Interval from "../shared/interval.ts"
 import { formatLocalDate, localDateOf, startOfLocalDay } from "../shared/local-time.ts"
-import { assetEntity, type Asset, type AssetRef } from "./asset.ts"
+import { assetEntity, timingsAsLocked, type Asset, type AssetRef } from "./asset.ts"
 import { assetRuleViolations, assetStatusViolations, resolveTimePeriod, type TimePeriod } from "./asset-rules.ts"
 import { laterOccurrenceViolations } from "./series-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
@@ -184,29 +184,20 @@ export class Bookings extends Context.Service<
       }
 
       /** The booking as read, when the actor may see it; NotFound otherwise (a stranger learns nothing). */
-      const visibleOrMissing = (actor: Principal | "operator", id: string, stored: Option.Option<StoredBooking>) =>
-        Option.isSome(stored) && (actor === "operator" || canSeeProject(actor, stored.value.row.projectId))
-          ? Effect.succeed(stored.value)
+      const visibleOrMissing = <T>(actor: Principal | "operator", id: string, found: Option.Option<T>, row: (t: T) => BookingRecord) =>
+        Option.isSome(found) && (actor === "operator" || canSeeProject(actor, row(found.value).projectId))
+          ? Effect.succeed(found.value)
           : Effect.fail(new NotFound({ entity: "meeting", id }))
 
       const loadVisible = (actor: Principal | "operator", id: string) =>
-        Effect.flatMap(store.load(id), (o) => visibleOrMissing(actor, id, o))
+        Effect.flatMap(store.load(id), (o) => visibleOrMissing(actor, id, o, (s) => s.row))
 
       /**
        * The booking a change writes, read once, locked, inside the change's transaction: who may
        * act and how is decided on that row (a read before the transaction cost two statements more).
        */
       const lockedVisible = (actor: Principal | "operator", id: string) =>
-        Effect.flatMap(store.loadForUpdate(id), (o) =>
-          Effect.map(visibleOrMissing(actor, id, Option.map(o, (x) => x.stored)), (stored) => ({
-            stored,
-            assetConfig: Option.getOrThrow(o).assetConfig,
-          })),
-        )
-
-      /** The timings a change plans with (asset-config.ts timingsAsLocked). */
-      const timingsOf = (asset: Asset, lockedConfig: unknown) =>
-        timingsAsLocked(lockedConfig, { raw: asset.record.rawConfig, timings: asset.meetingConfig })
+        Effect.flatMap(store.loadForUpdate(id), (o) => visibleOrMissing(actor, id, o, (x) => x.stored.row))
 
       const assetOf = (row: BookingRecord) => {
         const ref: AssetRef = row.assetKind === "room" ? { _tag: "Room", id: row.assetId } : { _tag: "Desk", id: row.assetId }
@@ -592,7 +583,7 @@ export class Bookings extends Context.Service<
                   windowSeconds: extension.windowMs / 1000,
                 })
               : undefined
-            yield* reschedule(timingsOf(asset, assetConfig), next, planned.slot, now, payment)
+            yield* reschedule(timingsAsLocked(asset, assetConfig), next, planned.slot, now, payment)
             return { asset, next, from: planned.slot.status, to: result.booking.status }
           }),
         )
@@ -654,7 +645,7 @@ export class Bookings extends Context.Service<
             })
             // Spec: cancel (and a reject) voids the pending payments.
             const voided = a._tag === "Cancel" || a._tag === "Reject" ? yield* voidPendingPayments(payments, id, now) : []
-            yield* reschedule(timingsOf(asset, assetConfig), next, slot, now, undefined)
+            yield* reschedule(timingsAsLocked(asset, assetConfig), next, slot, now, undefined)
             return { asset, next, voided, from: slot.status, to: result.booking.status, actedStart: slot.startAt.getTime() }
           }),
         )

@@ -1,6 +1,5 @@
 import { Context, Effect, Layer, Metric, Option } from "effect"
-import { roomRef, deskRef, type Asset } from "../booking/asset.ts"
-import { timingsAsLocked } from "../booking/asset-config.ts"
+import { roomRef, deskRef, timingsAsLocked, type Asset } from "../booking/asset.ts"
 import { type StoredBooking, toCoreBooking } from "../booking/meeting.ts"
 import { statusChanged } from "../booking/metrics.ts"
 import type { AssetKind, Booking } from "../booking/state.ts"
@@ -91,23 +90,22 @@ export class Payments extends Context.Service<
         if (Option.isNone(peek)) return { _tag: "NotFound" } as SettleResult
         const result = yield* uow.transaction(
           Effect.gen(function* (): Effect.fn.Return<SettleResult> {
-            const lockedBooking = yield* bookings.loadForUpdate(peek.value.bookingId)
-            const stored = Option.map(lockedBooking, (x) => x.stored)
+            const booking = yield* bookings.loadForUpdate(peek.value.bookingId)
             const locked = yield* payments.lockById(paymentId)
-            if (Option.isNone(lockedBooking) || Option.isNone(stored) || Option.isNone(locked)) return { _tag: "NotFound" }
+            if (Option.isNone(booking) || Option.isNone(locked)) return { _tag: "NotFound" }
+            const { stored, assetConfig } = booking.value
             const payment = locked.value
             const now = clock.now()
-            const slot = stored.value.slots[0]!
-            const d = settleDecision(payment, toCoreBooking(stored.value.row, slot), outcome, now)
+            const slot = stored.slots[0]!
+            const d = settleDecision(payment, toCoreBooking(stored.row, slot), outcome, now)
             if (d._tag === "Refuse") return { _tag: "Refused", reason: d.reason, payment }
             if (d._tag === "Decline") return { _tag: "Declined", payment: yield* payments.setStatus(payment, "failed", now) }
             // Same times, only the status moves: no overlap can appear.
             const saved = yield* Effect.orDie(
-              bookings.saveTransition(stored.value, slot, d.next, { historyData: paidHistoryData(payment) }),
+              bookings.saveTransition(stored, slot, d.next, { historyData: paidHistoryData(payment) }),
             )
             const asset = yield* Effect.orDie(assetOf(saved))
-            const timings = timingsAsLocked(lockedBooking.value.assetConfig, { raw: asset.record.rawConfig, timings: asset.meetingConfig })
-            yield* ticks.replace(saved.row.id, snapshotsOf(saved, timings), now)
+            yield* ticks.replace(saved.row.id, snapshotsOf(saved, timingsAsLocked(asset, assetConfig)), now)
             return {
               _tag: "Paid",
               payment: yield* payments.setStatus(payment, "paid", now),

@@ -105,26 +105,29 @@ export const paidExtensionOf = (input: {
   readonly before: Booking
   readonly updated: Transitioned
 }): Option.Option<PaidExtension> => {
-  const { before, updated, paid } = input
+  const { before, updated } = input
   const after = updated.booking
   if (!isPaid(input.chargeRate)) return Option.none()
   if (before.status !== "active" && before.status !== "checked-in") return Option.none()
   if (after.start === before.start && after.end === before.end) return Option.none()
-  const own = input.price(before)
-  let base = own
-  const start = Math.max(after.start, paid?.start ?? Infinity)
-  const end = Math.min(after.end, paid?.end ?? -Infinity)
-  if (paid !== undefined && start < end) {
-    const covered =
-      end < before.start || start > before.end
-        ? priceSum(own, input.price({ ...after, start, end }))
-        : input.price({ ...after, start: Math.min(start, before.start), end: Math.max(end, before.end) })
-    const entitled = larger(own, input.price({ ...after, start: paid.start, end: paid.end }))
-    base = larger(own, covered.total <= entitled.total ? covered : entitled)
-  }
-  const summary = priceDifference(base, input.price(after))
+  const summary = priceDifference(alreadyPaidFor(input.price, before, after, input.paid), input.price(after))
   if (!needsPayment(summary)) return Option.none()
   return Option.some({ result: beginPaidExtension(updated), summary })
+}
+
+/** The base of paidExtensionOf: the price of what the new times `after` hold already paid for. */
+const alreadyPaidFor = (price: (b: Booking) => PriceSummary, before: Booking, after: Booking, paid: PaidTimes | undefined) => {
+  const own = price(before)
+  if (paid === undefined) return own
+  const start = Math.max(after.start, paid.start)
+  const end = Math.min(after.end, paid.end)
+  if (start >= end) return own
+  const covered =
+    end < before.start || start > before.end
+      ? priceSum(own, price({ ...after, start, end }))
+      : price({ ...after, start: Math.min(start, before.start), end: Math.max(end, before.end) })
+  const entitled = larger(own, price({ ...after, start: paid.start, end: paid.end }))
+  return larger(own, covered.total <= entitled.total ? covered : entitled)
 }
 
 const larger = (a: PriceSummary, b: PriceSummary): PriceSummary => (b.total > a.total ? b : a)

@@ -1,4 +1,5 @@
 import { JsonSchema, Schema, SchemaRepresentation } from "effect"
+import { ConflictKey } from "../../../core/member/errors.ts"
 import { type AppError, errorTable, INTERNAL_ERROR } from "../error-table.ts"
 import { queryIntegerBounds } from "../schemas/text-rules.ts"
 import { SUCCESS_CODE } from "../envelope.ts"
@@ -457,7 +458,7 @@ export const buildOpenApiDocument = (
                 conflictKey: {
                   description: "409 SV006 identity conflict: the key that resolves to another member.",
                   type: "string",
-                  enum: ["email", "phone", "employeeId", "unit.addressNo"],
+                  enum: [...ConflictKey.literals],
                 },
                 linkedExternalUserId: {
                   description: "409 SV006 identity conflict: the externalUserId the member is linked to (your own app's only).",
