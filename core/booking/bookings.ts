@@ -38,7 +38,8 @@ import { laterOccurrenceViolations } from "./series-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
 import { draftPreview, type DraftPreview } from "./draft-preview.ts"
 import { liveSlotOf } from "./meeting-records.ts"
-import { extensionWindow, keepsPaidTimes, MOVE_FIRST } from "./paid-extension.ts"
+import { keepsPaidTimes, MOVE_FIRST } from "./paid-extension.ts"
+import { createWindow, extensionWindow } from "./payment-window.ts"
 import { BookingRuleViolated, IllegalTransition, SlotTaken, TooManyUnpaidHolds } from "./errors.ts"
 import {
   currentSlot,
@@ -313,6 +314,10 @@ export class Bookings extends Context.Service<
         if (unpayable.length > 0) return yield* new BookingRuleViolated({ messages: unpayable })
         // A 100% discount leaves nothing to pay: the booking is confirmed at once, like a free one.
         const payable = price !== undefined && needsPayment(price)
+        const window = payable
+          ? createWindow({ start, end, config: asset.meetingConfig, now, windowMs: settings.paymentWindowSeconds * 1000 })
+          : undefined
+        if (window?._tag === "Refused") return yield* new BookingRuleViolated({ messages: [window.reason] })
         if (Option.isSome(c.draft)) {
           const preview = yield* draftPreview(store, {
             asset,
@@ -385,7 +390,7 @@ export class Bookings extends Context.Service<
                   timeZone: tz,
                   assetName: asset.name,
                   now,
-                  windowSeconds: settings.paymentWindowSeconds,
+                  windowSeconds: (window?.windowMs ?? settings.paymentWindowSeconds * 1000) / 1000,
                 })
                 // A new booking has no ticks to replace (`only` = []).
                 yield* ticks.replace(booking.id, snapshotsOf(payment.expiresAt), now, [])

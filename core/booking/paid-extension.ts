@@ -2,7 +2,6 @@ import type { BookingDomainEvent } from "../events/domain-events.ts"
 import { fromMinor, toMinor, type PriceSummary } from "./pricing.ts"
 import type { Booking, BookingStatus } from "./state.ts"
 import type { Transitioned } from "./transitions.ts"
-import { noShowDeadline, type MeetingConfig } from "./timeline.ts"
 
 /**
  * A paid extension (spec status table: "active or checked-in -> PATCH extending a paid booking
@@ -126,39 +125,3 @@ export const keepsPaidTimes = (before: Booking, after: Booking): boolean =>
 export const MOVE_FIRST =
   "a change that costs more must keep the booking's current times: move it first (at no more than its price), then lengthen it"
 
-/** The shortest payment window an extension is opened with (KEYSPACE_PAYMENT_WINDOW's minimum). */
-export const MIN_EXTENSION_WINDOW_MS = 60_000
-
-/**
- * The payment window of a paid extension of a booking nobody has checked in to. While an
- * extension is unpaid the booking cannot be checked in (check-in is from `active` only), so the
- * window ends by the no-show deadline (of the times before and after the PATCH, whichever comes
- * first: a lapse restores the old ones): paid in it, the booking is active again and can be
- * checked in; lapsed at the deadline, the lapse comes first and the no-show follows. Paying
- * after the deadline took the money and cancelled the booking in the same instant. Less than
- * MIN_EXTENSION_WINDOW_MS left: refused, check in first.
- */
-export const extensionWindow = (input: {
-  readonly before: Booking
-  readonly after: Booking
-  readonly config: MeetingConfig
-  readonly now: number
-  readonly windowMs: number
-}): { readonly _tag: "Window"; readonly windowMs: number } | { readonly _tag: "Refused"; readonly reason: string } => {
-  const full = { _tag: "Window", windowMs: input.windowMs } as const
-  if (input.before.status !== "active" || input.before.checkIns.length > 0) return full
-  const deadlines = [noShowDeadline(input.before, input.config), noShowDeadline(input.after, input.config)].filter(
-    (d): d is number => d !== undefined,
-  )
-  if (deadlines.length === 0) return full
-  const left = Math.min(...deadlines) - input.now
-  if (left >= input.windowMs) return full
-  if (left >= MIN_EXTENSION_WINDOW_MS) return { _tag: "Window", windowMs: left }
-  return {
-    _tag: "Refused",
-    reason:
-      "check in first: this booking is cancelled as a no-show " +
-      `${input.config.postStartExpireMinutes} minutes after its start unless checked in, which an unpaid extension ` +
-      "cannot be, and too little time is left to pay for one before that",
-  }
-}

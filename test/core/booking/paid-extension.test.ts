@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest"
 import {
   beginPaidExtension,
   completePaidExtension,
-  extensionWindow,
   lapsePaidExtension,
   priceDifference,
 } from "../../../core/booking/paid-extension.ts"
+import { extensionWindow } from "../../../core/booking/payment-window.ts"
 import { applyDiscounts, fromMinor, subtotalMinor } from "../../../core/booking/pricing.ts"
 import { defaultMeetingConfig } from "../../../core/booking/timeline.ts"
 import { transition } from "../../../core/booking/transitions.ts"

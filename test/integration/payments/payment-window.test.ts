@@ -362,4 +362,33 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect(got.endDateTime).toBe(local("15:00", 12))
     })
   })
+
+  describe("a paid create's payment window", () => {
+    it("ends by the booking's end when that comes first: paying later buys a booking already over", async () => {
+      await advanceTo(h, "14:12", 13)
+      w = { ...w, token: await h.tokenFor(PAY_APP.appId, PAY_APP.appSecret) }
+      // 14:13-14:15: the 5-minute window would run to 14:17; cut at the end, 14:15.
+      const m = await bookRoom(h, w, "lotus", "14:13", "14:15", 13)
+      expect(m.status).toBe("unpaid")
+      expect(Date.parse(m.billingSummaries[0].expiredAt)).toBe(at("14:15", 13))
+      await advanceTo(h, "14:15", 13)
+      expect((await postPay(h, m.payment.paymentId, "paid")).status).toBe(409)
+      const got = await getMeeting(h, w, m._id)
+      expect(got.status).toBe("cancelled")
+      expect(got.histories.map((x: any) => x.action)).toEqual(["create", "payment-lapsed"])
+    })
+
+    it("less than a minute before the booking's end is 400 SV001, nothing written", async () => {
+      expect((await h.admin("POST", "/clock/advance", { to: local("14:20", 13).replace(":00+07:00", ":30+07:00") })).status).toBe(200)
+      const res = await h.request("POST", "/meetings", {
+        token: w.token,
+        body: { meetingRoomId: w.ids.rooms["lotus"], title: "late", startDateTime: local("14:20", 13), endDateTime: local("14:21", 13) },
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(400)
+      expect(res.body).toMatchObject({ code: "SV001", success: false })
+      expect(res.body.message).toEqual(["endDateTime: a paid booking must leave at least a minute to pay before it ends"])
+      const listed = await h.request("GET", `/meetings?from=${encodeURIComponent(local("14:00", 13))}&to=${encodeURIComponent(local("15:00", 13))}`, { token: w.token })
+      expect(listed.body.data.filter((x: any) => x.title === "late")).toEqual([])
+    })
+  })
 })
