@@ -475,13 +475,20 @@ export class Bookings extends Context.Service<
               isProjectAdmin: false,
               ...(c.pinCode === undefined ? {} : { pinCode: c.pinCode }),
             }
-            const result = yield* Effect.fromResult(transition(current, { _tag: "Update", changes }, now, actor))
-            const next = result.booking
-            const startUnchanged = next.start === current.start
-            if (!startUnchanged || next.end !== current.end) {
-              const violations = assetRuleViolations(asset.config, tz, next.start, next.end, now, kind, { startUnchanged })
-              if (violations.length > 0) return yield* new BookingRuleViolated({ messages: [...violations] })
-            }
+            const nextStart = changes.start ?? current.start
+            const nextEnd = changes.end ?? current.end
+            const startUnchanged = nextStart === current.start
+            const violations =
+              !startUnchanged || nextEnd !== current.end
+                ? assetRuleViolations(asset.config, tz, nextStart, nextEnd, now, kind, { startUnchanged })
+                : []
+            const attempted = transition(current, { _tag: "Update", changes }, now, actor)
+            // A rule the transition names (an end already past) is reported with the asset's rules
+            // the same times break: one 400, a message each.
+            if (Result.isFailure(attempted) && attempted.failure._tag === "BookingRuleViolated" && violations.length > 0)
+              return yield* new BookingRuleViolated({ messages: [...new Set([...attempted.failure.messages, ...violations])] })
+            const result = yield* Effect.fromResult(attempted)
+            if (violations.length > 0) return yield* new BookingRuleViolated({ messages: [...violations] })
             return { slot, current, result, timePeriod, startUnchanged }
           })
 

@@ -248,6 +248,13 @@ describe.each(ENGINES)("meeting lifecycle on %s", (engine) => {
       expect(res.status).toBe(400)
       expect(res.body.message.join()).toContain("operating hours")
     })
+    it("a move wholly into the past names every rule it breaks in one 400: the end already past and the start before now", async () => {
+      const m = (await bookRoom(h, w.alice, w.hq.rooms.lotus, 2, "13:00", "14:00")).body.data
+      const res = await patch(m._id, w.alice, { startDateTime: at(0, "07:00"), endDateTime: at(0, "08:00") })
+      expect(res.status).toBe(400)
+      expect(res.body.code).toBe("SV001")
+      expect(res.body.message).toEqual(expect.arrayContaining(["endDateTime must be in the future", "startDateTime must not be in the past"]))
+    })
     it("no start change after check-in (409 SV006), but a checked-in booking may be extended", async () => {
       const m = (await bookRoom(h, w.alice, w.hq.rooms.lotus, 0, "09:10", "09:20")).body.data
       expect((await act(m._id, "check-in", w.alice)).status).toBe(202)
