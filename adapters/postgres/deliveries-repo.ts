@@ -29,6 +29,8 @@ export interface ClaimedDelivery {
   readonly type: string
   readonly body: string
   readonly roundAttempts: number
+  /** When the attempt was due (service clock). */
+  readonly dueAt: number
   readonly leaseUntil: Date
   readonly url: string
   readonly secret: string
@@ -62,6 +64,7 @@ export const claimDue = async (
         type: d.type,
         body: d.body,
         roundAttempts: d.roundAttempts,
+        nextAttemptAt: d.nextAttemptAt,
         url: webhooksTable.url,
         secret: webhooksTable.secret,
         auth: webhooksTable.auth,
@@ -95,7 +98,7 @@ export const claimDue = async (
       .update(d)
       .set({ leaseUntil })
       .where(inArray(d.id, chosen.map((c) => c.id)))
-    return chosen.map((r) => ({ ...r, leaseUntil }))
+    return chosen.map(({ nextAttemptAt, ...r }) => ({ ...r, dueAt: nextAttemptAt?.getTime() ?? input.now, leaseUntil }))
   })
 }
 

@@ -142,7 +142,12 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
   let unlisten: (() => Promise<void>) | undefined
 
   const attempt = async (d: ClaimedDelivery): Promise<void> => {
-    const startedAt = s.clock.now()
+    // On the manual clock an attempt the clock jumped past (an advance) is made at its due time,
+    // and its backoff counts from there: one advance past the whole backoff replays every retry,
+    // as it replays the ticks. On the system clock it is made now, so retries after a downtime
+    // stay spaced out.
+    const now = s.clock.now()
+    const startedAt = s.clock.mode === "manual" ? Math.min(now, d.dueAt) : now
     const target = await withTimeout(checkTarget(d.url, policy, resolver), timeoutMs, () => ({
       ok: false as const,
       reason: `timeout resolving host after ${timeoutMs} ms`,

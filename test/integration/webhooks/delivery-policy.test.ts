@@ -85,6 +85,24 @@ describe.each(ENGINES)("webhook delivery policy on %s", (engine) => {
     )
   })
 
+  it("one advance past the whole backoff replays every retry at its due time: 5 attempts at 0, 1, 3, 7, 15 minutes, then failed", async () => {
+    await withReceiver(
+      () => ({ status: 500 }),
+      async (rx) => {
+        const { projectId, webhooks } = await applyHooks(h, "replay", [{ key: "ops", url: rx.url }])
+        const t0 = await clockNow(h)
+        const id = await publish(h, projectId, "VMS_HOST_CANCELLED", hostCancelled(projectId, AT))
+        await rx.waitFor(1)
+        await eventually(async () => expect((await deliveriesOf(h, webhooks.ops!)).data[0].attempts).toHaveLength(1))
+        await h.advance(60)
+        await eventually(async () => expect((await deliveriesOf(h, webhooks.ops!)).data[0]).toMatchObject({ id, state: "failed" }))
+        const log = await deliveriesOf(h, webhooks.ops!)
+        expect(log.data[0].attempts.map((a: any) => Date.parse(a.time) - t0)).toEqual([0, MIN, 3 * MIN, 7 * MIN, 15 * MIN])
+        expect(rx.received.map((r) => Number(r.headers["x-service-timestamp"]) - t0)).toEqual([0, MIN, 3 * MIN, 7 * MIN, 15 * MIN])
+      },
+    )
+  })
+
   it("a receiver that does not answer within 10 s, a connection error and a redirect are failures", async () => {
     await withReceiver(
       (r) => (r.path.includes("slow") ? "hang" : { status: 302, headers: { location: "http://169.254.169.254/latest" } }),
