@@ -277,6 +277,7 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestAppl
       unitId: u.unitId ?? null,
     }))
     await keyed("accessGroups", accessGroupsTable, p.accessGroups, (g) => ({ projectId, key: g.key, name: g.name }))
+    if (!fresh.has(p.key)) await releaseMovedCodes(tx, projectId, p.discounts ?? [])
     await keyed("discounts", discountsTable, p.discounts, (d) => ({
       projectId,
       key: d.key,
@@ -329,6 +330,19 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestAppl
   // Every process's caches follow this commit without a call here: the triggers on apps,
   // projects, rooms and desks move cache_epoch (adapters/postgres/cache-epoch.ts).
   return { ids: out, retimedAssets }
+}
+
+/**
+ * Discounts whose code the manifest changes get a placeholder code first (a space and the row id:
+ * a manifest code never begins with a space), so codes may move between keys in one apply.
+ */
+const releaseMovedCodes = async (tx: Tx, projectId: string, discounts: ReadonlyArray<{ readonly key: string; readonly code: string }>) => {
+  if (discounts.length === 0) return
+  const d = discountsTable
+  const codeOf = new Map(discounts.map((x) => [x.key, x.code]))
+  const stored = await tx.select({ id: d.id, key: d.key, code: d.code }).from(d).where(and(eq(d.projectId, projectId), inArray(d.key, [...codeOf.keys()])))
+  const moved = stored.filter((r) => r.key !== null && r.code !== codeOf.get(r.key)).map((r) => r.id)
+  if (moved.length > 0) await tx.update(d).set({ code: sql`' ' || ${d.id}` }).where(inArray(d.id, moved))
 }
 
 /** Makes the app's project set and partner group set exactly what the manifest says. */
@@ -478,23 +492,44 @@ const upsertUsers = async (
   return ids
 }
 
-/** The manifest users' app links that do not exist yet, inserted; an existing link is left as it is. */
+/**
+ * The manifest users' app links: a link not there yet is inserted, and a user's link to an app
+ * under another externalUserId is moved to the manifest's (a user has one link per app). Moved
+ * links go first, so two users may swap externalUserIds in one apply. A link the manifest does
+ * not list is left as it is (partner routes link users too). An externalUserId another user
+ * keeps is a unique violation: 409 SV006, nothing written (`apply`).
+ */
+/** What a manifest that meets stored data under a unique constraint is told (409 SV006). */
+const STORED_CONFLICTS: Readonly<Record<string, string>> = {
+  app_links_app_id_external_user_id_pk: "a manifest user's externalUserId is already linked to another user of that app; nothing was changed",
+  app_links_app_user_uq: "a manifest user already has a link to that app under another externalUserId; nothing was changed",
+  discounts_project_code_uq: "a discount code is held by a discount of the project the manifest does not list; nothing was changed",
+}
+
 const linkUsers = async (s: Deps, tx: Tx, ids: ProjectIds, users: readonly ManifestUser[], apps: Record<string, string>): Promise<void> => {
   const wanted = users.flatMap((u) => (u.links ?? []).map((l) => ({ appId: apps[l.app]!, externalUserId: l.externalUserId, userId: ids.users[u.key]! })))
   if (wanted.length === 0) return
-  const pair = (l: { appId: string; externalUserId: string }) => `${l.appId} ${l.externalUserId}`
-  const present = new Set<string>()
+  const l = appLinksTable
+  const existing: Array<{ appId: string; externalUserId: string; userId: string }> = []
   for (const part of chunksOf(wanted, KEYS_PER_LOOKUP))
-    for (const l of await tx
-      .select({ appId: appLinksTable.appId, externalUserId: appLinksTable.externalUserId })
-      .from(appLinksTable)
-      .where(and(inArray(appLinksTable.appId, [...new Set(part.map((l) => l.appId))]), inArray(appLinksTable.externalUserId, part.map((l) => l.externalUserId)))))
-      present.add(pair(l))
+    existing.push(
+      ...(await tx
+        .select({ appId: l.appId, externalUserId: l.externalUserId, userId: l.userId })
+        .from(l)
+        .where(and(inArray(l.appId, [...new Set(part.map((w) => w.appId))]), inArray(l.userId, [...new Set(part.map((w) => w.userId))])))),
+    )
+  const link = (x: { appId: string; externalUserId: string; userId: string }) => `${x.appId} ${x.userId} ${x.externalUserId}`
+  const userApp = (x: { appId: string; userId: string }) => `${x.appId} ${x.userId}`
+  const wantedLinks = new Set(wanted.map(link))
+  const wantedUserApps = new Set(wanted.map(userApp))
+  const moved = existing.filter((e) => wantedUserApps.has(userApp(e)) && !wantedLinks.has(link(e)))
+  for (const m of moved) await tx.delete(l).where(and(eq(l.appId, m.appId), eq(l.externalUserId, m.externalUserId)))
+  const present = new Set(existing.filter((e) => !moved.includes(e)).map(link))
   const inserts: Record<string, unknown>[] = []
-  for (const l of wanted) {
-    if (present.has(pair(l))) continue
-    present.add(pair(l))
-    inserts.push({ ...l, projectId: ids.id, ...stamps(s) })
+  for (const w of wanted) {
+    if (present.has(link(w))) continue
+    present.add(link(w))
+    inserts.push({ ...w, projectId: ids.id, ...stamps(s) })
   }
   await insertRows(tx, appLinksTable, inserts)
 }
@@ -591,10 +626,16 @@ export const ManifestStorePostgres = Layer.effect(
             const pg = pgErrorOf(e.cause)
             if (pg?.code === PG_UNIQUE_VIOLATION && pg.constraint === "apps_app_id_uq")
               return Effect.fail(new StateConflict({ reason: APP_ID_TAKEN }))
-            const key = pg?.code === PG_UNIQUE_VIOLATION ? CONFLICT_KEY_OF_CONSTRAINT[pg.constraint ?? ""] : undefined
-            return key === undefined
-              ? Effect.die(e.cause)
-              : Effect.fail(new StateConflict({ reason: `a manifest user's ${key} is already held by another user` }))
+            if (pg?.code !== PG_UNIQUE_VIOLATION) return Effect.die(e.cause)
+            const key = CONFLICT_KEY_OF_CONSTRAINT[pg.constraint ?? ""]
+            return Effect.fail(
+              new StateConflict({
+                reason:
+                  key !== undefined
+                    ? `a manifest user's ${key} is already held by another user`
+                    : (STORED_CONFLICTS[pg.constraint ?? ""] ?? "the manifest conflicts with data already stored; nothing was changed"),
+              }),
+            )
           }),
         ),
       serialize: () =>

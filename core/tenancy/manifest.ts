@@ -214,7 +214,8 @@ export const manifestReferenceErrors = (m: Manifest): string[] => {
   for (const d of duplicates(projects.map((p) => p.key))) errors.push(`projects: duplicate key "${d}"`)
   for (const d of duplicates(apps.map((a) => a.key))) errors.push(`apps: duplicate key "${d}"`)
   for (const d of duplicates(apps.map((a) => a.appId))) errors.push(`apps: duplicate appId "${d}"`)
-  const appKeys = new Set(apps.map((a) => a.key))
+  const linkOfPerson = new Map<string, { externalUserId: string; at: string }>()
+  const personOfLink = new Map<string, { person: string; at: string }>()
   projects.forEach((p, pi) => {
     const at = `projects.${pi}`
     const zones = p.zones ?? []
@@ -246,14 +247,37 @@ export const manifestReferenceErrors = (m: Manifest): string[] => {
           errors.push(`${at}.${kind}.${i}.floor: "${a.floor}" is not a floor of zone "${a.zone}"`)
       }),
     )
+    // A partner binds a member to a unit by unitId, or by addressNo (and zoneId when several
+    // zones have it): two units one of these names could never be bound.
+    const unitNames = new Map<string, number>()
     ;(p.units ?? []).forEach((u, i) => {
       if (u.zone !== undefined && !zoneKeys.has(u.zone)) errors.push(`${at}.units.${i}.zone: unknown zone "${u.zone}"`)
+      const named = (name: string, what: string) => {
+        const first = unitNames.get(name)
+        if (first === undefined) unitNames.set(name, i)
+        else errors.push(`${at}.units.${i}: ${what} is also that of ${at}.units.${first}`)
+      }
+      named(`address ${u.zone ?? ""} ${u.addressNo}`, `addressNo "${u.addressNo}"${u.zone === undefined ? " without a zone" : ` in zone "${u.zone}"`}`)
+      if (u.unitId !== undefined) named(`unit ${u.unitId}`, `unitId "${u.unitId}"`)
     })
-    ;(p.users ?? []).forEach((u, i) =>
-      (u.links ?? []).forEach((l, li) => {
-        if (!appKeys.has(l.app)) errors.push(`${at}.users.${i}.links.${li}.app: unknown app "${l.app}"`)
-      }),
-    )
+    ;(p.users ?? []).forEach((u, i) => {
+      // One person (one email, any case) has one link per app, and a link names one person.
+      const person = u.email !== undefined ? `email ${u.email.toLowerCase()}` : `${at}.users.${i}`
+      ;(u.links ?? []).forEach((l, li) => {
+        const where = `${at}.users.${i}.links.${li}`
+        const app = apps.find((a) => a.key === l.app)
+        if (app === undefined) return void errors.push(`${where}.app: unknown app "${l.app}"`)
+        if (!app.projects.includes(p.key)) errors.push(`${where}.app: app "${l.app}" does not serve project "${p.key}"`)
+        const mine = linkOfPerson.get(`${person} ${l.app}`)
+        if (mine === undefined) linkOfPerson.set(`${person} ${l.app}`, { externalUserId: l.externalUserId, at: where })
+        else if (mine.externalUserId !== l.externalUserId)
+          errors.push(`${where}: a user has one link per app; ${mine.at} already links it to app "${l.app}" as "${mine.externalUserId}"`)
+        const holder = personOfLink.get(`${l.app} ${l.externalUserId}`)
+        if (holder === undefined) personOfLink.set(`${l.app} ${l.externalUserId}`, { person, at: where })
+        else if (holder.person !== person)
+          errors.push(`${where}.externalUserId: "${l.externalUserId}" of app "${l.app}" is also the link of ${holder.at}`)
+      })
+    })
   })
   const projectByKey = new Map(projects.map((p) => [p.key, p]))
   apps.forEach((a, i) => {

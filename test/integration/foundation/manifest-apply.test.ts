@@ -229,4 +229,96 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
       ["ext-di", first.projects.tower.users.di],
     ])
   })
+
+  const linksOf = async (...ext: string[]) =>
+    (await db().select().from(appLinksTable).orderBy(asc(appLinksTable.externalUserId)))
+      .filter((l) => ext.includes(l.externalUserId))
+      .map((l) => [l.externalUserId, l.userId])
+
+  it("a user's link under a new externalUserId is moved to it, and two users may swap theirs in one apply", async () => {
+    const users = (ev: string, fay: string) =>
+      building({
+        users: [
+          { key: "ev", firstName: "Ev", lastName: "A", email: "ev@tower.example", links: [{ app: "partner", externalUserId: ev }] },
+          { key: "fay", firstName: "Fay", lastName: "B", email: "fay@tower.example", links: [{ app: "partner", externalUserId: fay }] },
+        ],
+      })
+    const ids = (await h.applyManifest(users("ext-ev", "ext-fay"))).projects.tower.users
+    expect((await h.admin("PUT", "/manifest", users("ext-ev-2", "ext-fay"))).status).toBe(200)
+    expect(await linksOf("ext-ev", "ext-ev-2", "ext-fay")).toEqual([["ext-ev-2", ids.ev], ["ext-fay", ids.fay]])
+    const swapped = await h.admin("PUT", "/manifest", users("ext-fay", "ext-ev-2"))
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(200)
+    expect(await linksOf("ext-ev-2", "ext-fay")).toEqual([["ext-ev-2", ids.fay], ["ext-fay", ids.ev]])
+  })
+
+  it("two links of one user to one app, one link for two users, or a link to an app that does not serve the project: 400 SV001, a message each", async () => {
+    const m = building({
+      users: [
+        { key: "gil", firstName: "Gil", lastName: "A", email: "gil@tower.example", links: [{ app: "partner", externalUserId: "g-1" }, { app: "partner", externalUserId: "g-2" }] },
+        { key: "hal", firstName: "Hal", lastName: "B", email: "hal@tower.example", links: [{ app: "partner", externalUserId: "g-1" }] },
+        { key: "ivy", firstName: "Ivy", lastName: "C", email: "ivy@tower.example", links: [{ app: "elsewhere", externalUserId: "i-1" }] },
+      ],
+    })
+    const res = await h.admin("PUT", "/manifest", {
+      ...m,
+      projects: [...m.projects!, { key: "annex-2", name: "Annex", timezone: "Asia/Bangkok" }],
+      apps: [...m.apps!, { key: "elsewhere", appId: "elsewhere-app", appSecret: "elsewhere-secret-1", projects: ["annex-2"] }],
+    })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ code: "SV001", success: false })
+    expect(res.body.message).toEqual([
+      'projects.0.users.0.links.1: a user has one link per app; projects.0.users.0.links.0 already links it to app "partner" as "g-1"',
+      'projects.0.users.1.links.0.externalUserId: "g-1" of app "partner" is also the link of projects.0.users.0.links.0',
+      'projects.0.users.2.links.0.app: app "elsewhere" does not serve project "tower"',
+    ])
+    expect(await linksOf("g-1", "g-2", "i-1")).toEqual([])
+  })
+
+  it("a link held by a user the manifest does not move: 409 SV006, nothing written", async () => {
+    const ids = (await h.applyManifest(building({ users: [{ key: "jay", firstName: "Jay", lastName: "A", email: "jay@tower.example", links: [{ app: "partner", externalUserId: "ext-jay" }] }] }))).projects.tower.users
+    const res = await h.admin("PUT", "/manifest", building({ users: [{ key: "kai", firstName: "Kai", lastName: "B", email: "kai@tower.example", links: [{ app: "partner", externalUserId: "ext-jay" }] }] }))
+    expect(res.status).toBe(409)
+    expect(res.body).toMatchObject({ code: "SV006", success: false })
+    expect(await linksOf("ext-jay")).toEqual([["ext-jay", ids.jay]])
+    expect((await db().select().from(usersTable).where(eq(usersTable.emailNorm, "kai@tower.example"))).length).toBe(0)
+  })
+
+  it("discount codes may move between keys in one apply (swapped)", async () => {
+    const m = (a: string, b: string): Manifest => {
+      const base = building()
+      return { ...base, projects: [{ ...base.projects![0]!, discounts: [{ key: "d1", code: a, name: "One", percentOff: 10 }, { key: "d2", code: b, name: "Two", percentOff: 20 }] }] }
+    }
+    const first = await h.applyManifest(m("SWAP-A", "SWAP-B"))
+    const res = await h.admin("PUT", "/manifest", m("SWAP-B", "SWAP-A"))
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.data.projects.tower.discounts).toEqual(first.projects.tower.discounts)
+    const { discountsTable } = await import("../../../adapters/postgres/schema.ts")
+    const rows = await db().select().from(discountsTable).where(eq(discountsTable.projectId, first.projects.tower.id))
+    expect(Object.fromEntries(rows.map((r) => [r.key, r.code]))).toMatchObject({ d1: "SWAP-B", d2: "SWAP-A" })
+  })
+
+  it("two units of one project with one addressNo in one zone (or both without a zone), or one unitId: 400 SV001, a message each", async () => {
+    const base = building()
+    const res = await h.admin("PUT", "/manifest", {
+      ...base,
+      projects: [
+        {
+          ...base.projects![0]!,
+          units: [
+            { key: "u1", addressNo: "1/1", zone: "a", unitId: "U-1" },
+            { key: "u2", addressNo: "1/1", zone: "a" },
+            { key: "u3", addressNo: "2/2" },
+            { key: "u4", addressNo: "2/2", unitId: "U-1" },
+            { key: "u5", addressNo: "1/1" },
+          ],
+        },
+      ],
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toEqual([
+      'projects.0.units.1: addressNo "1/1" in zone "a" is also that of projects.0.units.0',
+      'projects.0.units.3: addressNo "2/2" without a zone is also that of projects.0.units.2',
+      'projects.0.units.3: unitId "U-1" is also that of projects.0.units.0',
+    ])
+  })
 })
