@@ -72,7 +72,7 @@ const flag = (env: Env, name: string): boolean => {
   const raw = env[name]
   if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false
   if (raw === "1" || raw === "true") return true
-  throw new ConfigError(name, `must be 1 or 0, got "${raw}"`)
+  throw new ConfigError(name, `must be 1 or 0 (or true or false), got "${raw}"`)
 }
 
 /**

@@ -115,12 +115,10 @@ const decoders: Record<
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
-/** One message per violated constraint, prefixed with the field path; never the input. */
-const issueMessages = (issue: SchemaIssue.Issue): Array<string> =>
+/** One message per violated constraint, prefixed with the field path (under `root`); never the input. */
+const issueMessages = (issue: SchemaIssue.Issue, root: string | undefined): Array<string> =>
   formatter(issue).issues.map((i) => {
-    const path = (i.path ?? [])
-      .map((p) => String(typeof p === "object" && p !== null ? p.key : p))
-      .join(".")
+    const path = [...(root === undefined ? [] : [root]), ...(i.path ?? []).map((p) => String(typeof p === "object" && p !== null ? p.key : p))].join(".")
     return path === "" ? i.message : `${path}: ${i.message}`
   })
 
@@ -134,6 +132,8 @@ const invalid = (...messages: Array<string>) => Result.fail(new ValidationFailed
 export const validateVisitorEvent = (
   type: string,
   data: unknown,
+  /** Where the data sits in the request, named in the messages (`data` in the operator API's body). */
+  root?: string,
 ): Result.Result<VisitorEvent, ValidationFailed> => {
   if (reservedTypes.includes(type)) {
     return invalid(`type: ${type} is reserved and never delivered`)
@@ -142,9 +142,9 @@ export const validateVisitorEvent = (
   // Every violated constraint in one answer: a misplaced credential and the schema's findings.
   const messages: Array<string> = []
   if (type !== "VMS_INVITE_SENT" && typeof data === "object" && data !== null && "qrCardCode" in data)
-    messages.push(`qrCardCode: allowed only in VMS_INVITE_SENT, not in ${type}`)
+    messages.push(`${root === undefined ? "" : `${root}.`}qrCardCode: allowed only in VMS_INVITE_SENT, not in ${type}`)
   const decoded = decoders[type](data, { errors: "all" })
-  if (Result.isFailure(decoded)) messages.push(...issueMessages(decoded.failure.issue))
+  if (Result.isFailure(decoded)) messages.push(...issueMessages(decoded.failure.issue, root))
   if (messages.length > 0 || Result.isFailure(decoded)) return invalid(...messages)
   return Result.succeed({ type, data: decoded.success } as VisitorEvent)
 }
@@ -190,7 +190,7 @@ export const visitorEventOf = (
   now: number,
 ): Result.Result<VisitorEvent, ValidationFailed> => {
   const mirrored = mirrorEnvelopeFields(data, projectId, now)
-  const validated = validateVisitorEvent(type, mirrored.data)
+  const validated = validateVisitorEvent(type, mirrored.data, "data")
   if (mirrored.messages.length === 0) return validated
   return invalid(...mirrored.messages, ...(Result.isFailure(validated) ? validated.failure.messages : []))
 }

@@ -87,10 +87,12 @@ export const payPageRoutes = (s: PayPageDeps) => {
     const paymentId = c.req.param("paymentId")
     // Payment ids are ObjectIds; anything else names no payment (and never reaches SQL).
     if (!OBJECT_ID_PATTERN.test(paymentId)) return html(c, renderNotFoundPage(), 404)
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>)
+    // Every value of a repeated field: `outcome=paid&outcome=failed` is ambiguous, and a decline is final.
+    const form = await c.req.parseBody({ all: true }).catch(() => ({}) as Record<string, unknown>)
     const nul = nulViolations(form)
     if (nul.length > 0) return html(c, renderBadRequestPage(nul.join("; ")), 400)
     const outcome = form["outcome"]
+    if (Array.isArray(outcome)) return html(c, renderBadRequestPage("outcome: must be given once"), 400)
     if (outcome !== "paid" && outcome !== "failed")
       return html(c, renderBadRequestPage('outcome: must be "paid" or "failed"'), 400)
     return run(c, Payments.use((p) => p.settleForPage(paymentId, outcome)), ({ result, page }) => {

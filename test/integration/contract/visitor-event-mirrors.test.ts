@@ -79,7 +79,7 @@ describe("visitor events: projectId and timestamp mirror the envelope", () => {
     expect(res.body.message).toEqual([
       "data.projectId: must equal the project of the path",
       expect.stringMatching(/^data\.timestamp: /),
-      "userId: Missing key",
+      "data.userId: Missing key",
     ])
   })
 })

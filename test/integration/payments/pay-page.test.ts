@@ -171,4 +171,17 @@ describe.each(ENGINES)("sandbox pay page on %s", (engine) => {
     expect((await postPay(h, m.payment.paymentId, "maybe")).status).toBe(400)
     expect((await getMeeting(h, w, m._id)).status).toBe("unpaid")
   })
+
+  it("an outcome given twice (paid and failed) is 400 and changes nothing: a decline is final, so an ambiguous post must not be one", async () => {
+    const m = await bookRoom(h, w, "lotus", "15:00", "16:00", 3)
+    const res = await h.booted.app.request(`/pay/${m.payment.paymentId}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "outcome=paid&outcome=failed",
+    })
+    expect(res.status).toBe(400)
+    expect(await res.text()).toContain("outcome: must be given once")
+    expect((await getMeeting(h, w, m._id)).status).toBe("unpaid")
+    expect((await postPay(h, m.payment.paymentId, "paid")).status).toBe(200)
+  })
 })
