@@ -170,11 +170,12 @@ const bootLocked = async (
     )
   } else if (demo?.projectId !== undefined) {
     // App secrets are stored hashed: the first start's secret cannot be shown again, only replaced.
+    // The configured token is not printed: the command reads it from the shell's environment.
     const bearer = config.adminToken ? "$KEYSPACE_ADMIN_TOKEN" : adminToken
     lines.push(`Existing database: demo project ${demo.projectId}; the demo app's secret was printed on its first start only.`)
     lines.push(
       `New secret: curl -s -X POST ${config.publicUrl}/admin/v1/apps/demo-app/secret -H "Authorization: Bearer ${bearer}"` +
-        ` (ids: GET /admin/v1/manifest/ids)`,
+        ` (ids: GET /admin/v1/manifest/ids${config.adminToken ? "; export KEYSPACE_ADMIN_TOKEN in that shell first" : ""})`,
     )
   }
   const app = makeApp(services, surfaces(services))
