@@ -124,7 +124,8 @@ const envelopeSchema = (type: string, data: Schema.Top) =>
       description: "Unique per delivery; equals X-Service-Delivery. De-duplicate on it.",
     }),
     type: Schema.Literal(type),
-    version: Schema.Literal(ENVELOPE_VERSION),
+    // An integer (spec: "version | integer | envelope version, currently 1").
+    version: Schema.Literal(ENVELOPE_VERSION).check(Schema.makeFilter(() => undefined, { toJsonSchema: () => ({ type: "integer" }) })),
     occurredAt: Schema.String.annotate({
       format: "date-time",
       description: "Order events by this.",

@@ -5289,7 +5289,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "ROOM_BOOK";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -5370,7 +5370,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "ROOM_MODIFY";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -5454,7 +5454,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "ROOM_CANCEL";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -5525,7 +5525,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "ROOM_REMINDER";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -5601,7 +5601,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "ROOM_NO_SHOW_WARNING";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -5676,7 +5676,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "ROOM_ENDING_SOON";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -5746,7 +5746,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "DESK_BOOK";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -5827,7 +5827,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "DESK_MODIFY";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -5911,7 +5911,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "DESK_CANCEL";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -5982,7 +5982,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "DESK_REMINDER";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -6058,7 +6058,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "DESK_NO_SHOW_WARNING";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -6133,7 +6133,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "DESK_ENDING_SOON";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -6203,7 +6203,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "VMS_INVITE_SENT";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -6269,7 +6269,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "VMS_VISITOR_CHECKED_IN";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
@@ -6343,7 +6343,7 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "VMS_HOST_CANCELLED";
-                    /** @enum {number} */
+                    /** @enum {integer} */
                     version: 1;
                     /**
                      * Format: date-time
