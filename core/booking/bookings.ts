@@ -278,30 +278,37 @@ export class Bookings extends Context.Service<
           { seriesMasterId: id, occurrenceEventId: occurrenceEventId(id, start), index: 0, start, end },
         ]
         let rrule: string | undefined
+        // The rule's faults are reported with the times' (one 400, a message each).
+        const seriesViolations: string[] = []
         if (c.recurrence !== undefined) {
           const rule = parseRecurrenceRule(c.recurrence)
-          if (Result.isFailure(rule))
-            return yield* new ValidationFailed({ messages: rule.failure.map((m) => `recurrence: ${m}`) })
-          if (paid) return yield* new ValidationFailed({ messages: ["recurrence: recurring series are only for free rooms"] })
-          if (untilBeyondCaps(rule.success, start, tz))
-            return yield* new ValidationFailed({
-              messages: [`recurrence: UNTIL runs past the limit of ${MAX_OCCURRENCES} occurrences within ${MAX_SERIES_DAYS} days of the first`],
-            })
-          rrule = formatRecurrenceRule(rule.success)
-          occurrences = expandOccurrences({ masterId: id, rule: rule.success, anchor: Interval.make(start, end), timeZone: tz })
-          // COUNT whose occurrences run past the day cap (a large INTERVAL): refused like an UNTIL
-          // past it, never stored as a COUNT the series does not have.
-          if (rule.success.count !== undefined && occurrences.length < rule.success.count)
-            return yield* new ValidationFailed({
-              messages: [
-                `recurrence: COUNT=${rule.success.count} runs past the limit of ${MAX_SERIES_DAYS} days: ${occurrences.length} occurrences start within ${MAX_SERIES_DAYS} days of the first`,
-              ],
-            })
+          if (Result.isFailure(rule)) seriesViolations.push(...rule.failure.map((m) => `recurrence: ${m}`))
+          else {
+            if (paid) seriesViolations.push("recurrence: recurring series are only for free rooms")
+            if (untilBeyondCaps(rule.success, start, tz))
+              seriesViolations.push(
+                `recurrence: UNTIL runs past the limit of ${MAX_OCCURRENCES} occurrences within ${MAX_SERIES_DAYS} days of the first`,
+              )
+            else {
+              const expanded = expandOccurrences({ masterId: id, rule: rule.success, anchor: Interval.make(start, end), timeZone: tz })
+              // COUNT whose occurrences run past the day cap (a large INTERVAL): refused like an UNTIL
+              // past it, never stored as a COUNT the series does not have.
+              if (rule.success.count !== undefined && expanded.length < rule.success.count)
+                seriesViolations.push(
+                  `recurrence: COUNT=${rule.success.count} runs past the limit of ${MAX_SERIES_DAYS} days: ${expanded.length} occurrences start within ${MAX_SERIES_DAYS} days of the first`,
+                )
+              else {
+                rrule = formatRecurrenceRule(rule.success)
+                occurrences = expanded
+              }
+            }
+          }
         }
 
         const violations = [
           ...assetStatusViolations(kind, asset.status),
           ...assetRuleViolations(asset.config, tz, start, end, now, kind),
+          ...seriesViolations,
         ]
         violations.push(...laterOccurrenceViolations(asset.config, tz, occurrences, now, kind))
         // An unknown discount code is reported with the times' violations (one 400, a message each).

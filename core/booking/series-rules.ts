@@ -5,12 +5,18 @@ import type { AssetConfig } from "./asset-config.ts"
 import { advanceWindowViolation, assetRuleViolations } from "./asset-rules.ts"
 import type { Occurrence } from "./recurrence.ts"
 
+/** Dates named in one message: the first three, then how many more. */
+const listed = (days: ReadonlyArray<string>): string =>
+  days.length <= 3 ? days.join(", ") : `${days.slice(0, 3).join(", ")} and ${days.length - 3} more`
+
 /**
- * What the occurrences after a series' first break (the first is checked as a single booking).
- * Later occurrences start after an accepted first one, so the lead time holds; hours, breaks and
- * duration hold for each, and so does the advance window (spec rule 2: each occurrence is a
- * booking starting then), named once at the first occurrence beyond it. One rule for a create
- * and for a draft's candidate ends.
+ * What the occurrences after a series' first break (the first is checked as a single booking,
+ * and a rule it breaks is not named again for the rest). Later occurrences start after an
+ * accepted first one, so the lead time holds; hours, breaks and duration hold for each, and so
+ * does the advance window (spec rule 2: each occurrence is a booking starting then), named once
+ * at the first occurrence beyond it. A rule several occurrences break is one message naming
+ * their dates (a 366-day series past its room's hours is one message, not 365). One rule for a
+ * create and for a draft's candidate ends.
  */
 export const laterOccurrenceViolations = (
   config: AssetConfig | undefined,
@@ -19,19 +25,37 @@ export const laterOccurrenceViolations = (
   now: number,
   kind: AssetKind,
 ): string[] => {
-  const violations: string[] = []
+  const first = occurrences[0]
+  const firstBreaks = new Set(first === undefined ? [] : assetRuleViolations(config, timeZone, first.start, first.end, now, kind))
+  // In order of first appearance: a rule with the dates that break it, or a finished message.
+  const entries: Array<{ readonly rule: string; readonly days: string[] } | string> = []
+  const byRule = new Map<string, string[]>()
+  const broken = (rule: string, day: string) => {
+    const days = byRule.get(rule)
+    if (days !== undefined) return void days.push(day)
+    const fresh = [day]
+    byRule.set(rule, fresh)
+    entries.push({ rule, days: fresh })
+  }
   let beyondAdvance = false
   for (const [i, o] of occurrences.entries()) {
     if (i === 0) continue
     const day = formatLocalDate(localDateOf(o.start, timeZone))
     for (const m of assetRuleViolations(config, timeZone, o.start, o.end, now, kind, { startUnchanged: true }))
-      violations.push(`recurrence: occurrence on ${day}: ${m}`)
+      // The rule without the occurrence's own date (the message names the dates): "closed on Sat".
+      if (!firstBreaks.has(m)) broken(m.replaceAll(` ${day}`, ""), day)
     const ahead = beyondAdvance ? undefined : advanceWindowViolation(config, timeZone, o.start, now)
     if (ahead !== undefined) {
       beyondAdvance = true
-      violations.push(`recurrence: occurrence on ${day} and later: ${ahead}`)
+      entries.push(`recurrence: occurrence on ${day} and later: ${ahead}`)
     }
-    if (Interval.overlaps(occurrences[i - 1]!, o)) violations.push(`recurrence: occurrence on ${day} overlaps the previous one`)
+    if (Interval.overlaps(occurrences[i - 1]!, o)) broken("overlaps the previous one", day)
   }
-  return violations
+  return entries.map((e) =>
+    typeof e === "string"
+      ? e
+      : e.days.length === 1
+        ? `recurrence: occurrence on ${e.days[0]}: ${e.rule}`
+        : `recurrence: occurrences on ${listed(e.days)}: ${e.rule}`,
+  )
 }

@@ -14,6 +14,7 @@ import { makeRun } from "../run.ts"
 import {
   CreateMeetingRequest,
   createMeetingCrossErrors,
+  createMeetingRuleErrors,
   decodeWithCrossRules,
   LIST_MEETINGS_ARRAY_KEYS,
   ListMeetingsQuery,
@@ -67,7 +68,7 @@ export const meetingRoutes = (s: HttpDeps) => {
   })
   return new Hono<AppEnv>()
     .post("/", async (c) => {
-      const req = decodeWithCrossRules(CreateMeetingRequest, await readJson(c), createMeetingCrossErrors)
+      const req = decodeWithCrossRules(CreateMeetingRequest, await readJson(c), createMeetingCrossErrors, createMeetingRuleErrors)
       return run(c, bookings.create(c.get("principal"), toCreateMeeting(req)), (r) =>
         r._tag === "Created"
           ? ok(c, meetingDetailsView(r.meeting), { status: 201, message: "Created" })

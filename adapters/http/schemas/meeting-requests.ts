@@ -3,6 +3,7 @@ import { Characters, hasCharacters } from "../../../core/shared/characters.ts"
 import type { CreateMeeting, Draft, UpdateMeeting } from "../../../core/booking/commands.ts"
 import { parseOffsetDateTime } from "../../../core/shared/local-time.ts"
 import { BOOKING_STATUSES } from "../../../core/booking/state.ts"
+import { parseRecurrenceRule } from "../../../core/booking/recurrence.ts"
 import { ObjectId } from "../../../core/shared/ids.ts"
 import { ValidationFailed } from "../../../core/shared/errors.ts"
 import { decodeOrFail } from "../validation.ts"
@@ -70,7 +71,15 @@ export const CreateMeetingRequest = Schema.Struct({
   draft: Schema.optionalKey(Schema.Boolean),
   draftEndDateTimes: Schema.optionalKey(DraftEnds),
   /** Extension: RFC 5545 RRULE subset for rooms (core/booking/recurrence.ts). */
-  recurrence: Schema.optionalKey(Text(500)),
+  recurrence: Schema.optionalKey(
+    Text(500).annotate({
+      description:
+        "A recurring series (an extension of the spec): an RFC 5545 RRULE subset, FREQ=DAILY or WEEKLY with INTERVAL, " +
+        "COUNT or UNTIL (YYYYMMDD, or YYYYMMDDTHHMMSSZ) and BYDAY=MO..SU, e.g. FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10. " +
+        "Free meeting rooms only; at most 366 occurrences, all starting within 366 days of the first. Occurrences keep " +
+        "the first one's local start time across daylight-saving changes and its length. GET /meetings expands the series.",
+    }),
+  ),
 })
 export type CreateMeetingRequest = typeof CreateMeetingRequest.Type
 
@@ -96,6 +105,18 @@ export const createMeetingCrossErrors = (raw: Record<string, unknown>): string[]
   return errors
 }
 
+/**
+ * The recurrence rule's own faults, named beside the body's schema faults when there are any
+ * (one 400, a message each). A body the schema accepts goes to the use case, which reports the
+ * rule's faults with the rules of the times (an end before its start, the room's hours).
+ */
+export const createMeetingRuleErrors = (raw: Record<string, unknown>): string[] => {
+  const rule = raw["recurrence"]
+  if (typeof rule !== "string" || rule.length > 500) return []
+  const parsed = parseRecurrenceRule(rule)
+  return Result.isFailure(parsed) ? parsed.failure.map((m) => `recurrence: ${m}`) : []
+}
+
 export const UpdateMeetingRequest = Schema.Struct({
   title: Schema.optionalKey(Characters(1, 500)),
   body: Schema.optionalKey(Text(20_000)),
@@ -119,6 +140,10 @@ export const updateMeetingCrossErrors = (raw: Record<string, unknown>): string[]
     errors.push("endDateTime, timePeriod: give at most one of endDateTime or timePeriod")
   if (has(raw, "draftEndDateTimes") && raw["draft"] !== true)
     errors.push("draftEndDateTimes: is only allowed with draft true")
+  // Fields of other requests a client may send here expecting them to act: refused, not ignored.
+  if (has(raw, "occurrenceEventId"))
+    errors.push("occurrenceEventId: a PATCH changes the whole booking (a series as a whole); to change one occurrence, cancel it and book it anew")
+  if (has(raw, "recurrence")) errors.push("recurrence: a series' rule cannot be changed; cancel the series and book a new one")
   return errors
 }
 
@@ -173,18 +198,20 @@ export const decodeWithCrossRules = <S extends Schema.Top>(
   schema: S,
   raw: unknown,
   crossErrors: (raw: Record<string, unknown>) => string[],
+  /** Faults the use case would also report, named here only beside the schema's. */
+  besideSchemaErrors?: (raw: Record<string, unknown>) => string[],
 ): S["Type"] => {
-  const cross =
-    typeof raw === "object" && raw !== null && !Array.isArray(raw)
-      ? crossErrors(raw as Record<string, unknown>)
-      : []
+  const object = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined
+  const cross = object === undefined ? [] : crossErrors(object)
   try {
     const value = decodeOrFail(schema, raw)
     if (cross.length > 0) throw new ValidationFailed({ messages: cross })
     return value
   } catch (e) {
-    if (e instanceof ValidationFailed && cross.length > 0 && !e.messages.includes(cross[0]!))
-      throw new ValidationFailed({ messages: [...e.messages, ...cross] })
+    if (!(e instanceof ValidationFailed)) throw e
+    const schemaFailed = cross.length === 0 || !e.messages.includes(cross[0]!)
+    const beside = schemaFailed && object !== undefined && besideSchemaErrors !== undefined ? besideSchemaErrors(object) : []
+    if (schemaFailed && cross.length + beside.length > 0) throw new ValidationFailed({ messages: [...e.messages, ...cross, ...beside] })
     throw e
   }
 }

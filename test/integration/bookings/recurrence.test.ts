@@ -84,6 +84,29 @@ describe.each(ENGINES)("recurring series (spec Meetings rules 7-8) on %s", (engi
     }
   })
 
+  it("a rule's faults are named beside the body's and the times' faults: one 400, a message each", async () => {
+    const untitled = await bookRoom(h, w.alice, w.hq.rooms.series, 20, "10:00", "11:00", { recurrence: "FREQ=MONTHLY;COUNT=0", title: "" })
+    expect(untitled.status).toBe(400)
+    expect(untitled.body.message).toEqual(expect.arrayContaining(["title: must not be empty"]))
+    expect(untitled.body.message.filter((m: string) => m.startsWith("recurrence:")).length).toBeGreaterThanOrEqual(2)
+    const backwards = await bookRoom(h, w.alice, w.hq.rooms.series, 20, "11:00", "10:00", { recurrence: "FREQ=MONTHLY;COUNT=0", title: "Standup" })
+    expect(backwards.status).toBe(400)
+    expect(backwards.body.message).toEqual(expect.arrayContaining(["endDateTime must be after startDateTime"]))
+    expect(backwards.body.message.filter((m: string) => m.startsWith("recurrence:")).length).toBeGreaterThanOrEqual(2)
+  })
+
+  it("a rule many occurrences break is one message naming their dates, and one the first occurrence breaks is named once", async () => {
+    // Lotus is closed at weekends: a daily series of 30 breaks its hours on 8 weekend days.
+    const weekends = await series(w.alice, 1, "09:00", "09:30", "FREQ=DAILY;COUNT=30", w.hq.rooms.lotus)
+    expect(weekends.status).toBe(400)
+    const hours = weekends.body.message.filter((m: string) => m.includes("not bookable on"))
+    expect(hours.length).toBeLessThanOrEqual(2) // one per distinct rule text (Saturday, Sunday)
+    expect(hours.join()).toMatch(/^recurrence: occurrences on \d{4}-\d{2}-\d{2}, \d{4}-\d{2}-\d{2}, \d{4}-\d{2}-\d{2} and \d+ more: /)
+    const backwards = await series(w.alice, 1, "11:00", "10:00", "FREQ=DAILY;COUNT=366")
+    expect(backwards.status).toBe(400)
+    expect(backwards.body.message).toEqual(["endDateTime must be after startDateTime"])
+  })
+
   it("an UNTIL that runs past 366 occurrences or 366 days is 400 SV001, as COUNT 367 is, not cut short silently", async () => {
     for (const rule of ["FREQ=DAILY;UNTIL=99991231", "FREQ=WEEKLY;UNTIL=20320101T000000Z"]) {
       const res = await series(w.alice, 30, "10:00", "11:00", rule)
@@ -145,6 +168,17 @@ describe.each(ENGINES)("recurring series (spec Meetings rules 7-8) on %s", (engi
     expect(body.data.every((m: any) => m.title === "Daily standup")).toBe(true)
     const move = await h.request("PATCH", `/meetings/${master._id}`, { token: w.alice, body: { endDateTime: at(1, "11:30") } })
     expect(move.status).toBe(400)
+  })
+
+  it("a PATCH naming an occurrence, or a new rule, is 400 SV001, not a silent change of the whole series", async () => {
+    const rows = (await list(at(1, "00:00"), at(4, "00:00"))).data
+    const one = await h.request("PATCH", `/meetings/${master._id}`, { token: w.alice, body: { occurrenceEventId: rows[1].occurrenceEventId, title: "Only one" } })
+    expect(one.status).toBe(400)
+    expect(one.body.message).toEqual([expect.stringMatching(/^occurrenceEventId: a PATCH changes the whole booking/)])
+    const rule = await h.request("PATCH", `/meetings/${master._id}`, { token: w.alice, body: { recurrence: "FREQ=WEEKLY;COUNT=2" } })
+    expect(rule.status).toBe(400)
+    expect(rule.body.message).toEqual([expect.stringMatching(/^recurrence: a series' rule cannot be changed/)])
+    expect((await list(at(1, "00:00"), at(4, "00:00"))).data.every((m: any) => m.title === "Daily standup")).toBe(true)
   })
 
   it("actions take the master id and act on the current occurrence", async () => {
