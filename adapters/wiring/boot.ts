@@ -160,6 +160,10 @@ const bootLocked = async (
   handOver(services)
   const lines: string[] = []
   if (!config.adminToken) lines.push(`Operator token (KEYSPACE_ADMIN_TOKEN was unset): ${adminToken}`)
+  if (config.databaseUrl === undefined && config.dataDir === "memory")
+    lines.push("In-memory database (KEYSPACE_DATA_DIR=memory): nothing is kept when the server stops.")
+  if (config.clock.mode === "manual")
+    lines.push(`Manual clock at ${new Date(clock.now()).toISOString()}: it moves only through POST /admin/v1/clock/advance.`)
   const demo = config.seed === "demo" ? await runtime.runPromise(Context.get(context, Tenancy).seedDemo()) : undefined
   if (demo?.seeded) {
     lines.push(`Demo project seeded (projectId ${demo.projectId}).`)
