@@ -325,8 +325,9 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestAppl
     const together = await upsertUsers(s, tx, ids.id, users, fresh.has(p.key))
     if (together) Object.assign(ids.users, together)
     else for (const u of users) ids.users[u.key] = await upsertUser(s, tx, ids.id, u)
-    await linkUsers(s, tx, ids, users, out.apps)
   }
+  // Once every project's users are written: a link may move between projects sharing an app.
+  await linkUsers(s, tx, (m.projects ?? []).map((p) => ({ ids: out.projects[p.key]!, users: p.users ?? [] })), out.apps)
   // Every process's caches follow this commit without a call here: the triggers on apps,
   // projects, rooms and desks move cache_epoch (adapters/postgres/cache-epoch.ts).
   return { ids: out, retimedAssets }
@@ -506,8 +507,15 @@ const STORED_CONFLICTS: Readonly<Record<string, string>> = {
   discounts_project_code_uq: "a discount code is held by a discount of the project the manifest does not list; nothing was changed",
 }
 
-const linkUsers = async (s: Deps, tx: Tx, ids: ProjectIds, users: readonly ManifestUser[], apps: Record<string, string>): Promise<void> => {
-  const wanted = users.flatMap((u) => (u.links ?? []).map((l) => ({ appId: apps[l.app]!, externalUserId: l.externalUserId, userId: ids.users[u.key]! })))
+const linkUsers = async (
+  s: Deps,
+  tx: Tx,
+  projects: ReadonlyArray<{ readonly ids: ProjectIds; readonly users: readonly ManifestUser[] }>,
+  apps: Record<string, string>,
+): Promise<void> => {
+  const wanted = projects.flatMap(({ ids, users }) =>
+    users.flatMap((u) => (u.links ?? []).map((l) => ({ appId: apps[l.app]!, externalUserId: l.externalUserId, userId: ids.users[u.key]!, projectId: ids.id }))),
+  )
   if (wanted.length === 0) return
   const l = appLinksTable
   const existing: Array<{ appId: string; externalUserId: string; userId: string }> = []
@@ -529,7 +537,7 @@ const linkUsers = async (s: Deps, tx: Tx, ids: ProjectIds, users: readonly Manif
   for (const w of wanted) {
     if (present.has(link(w))) continue
     present.add(link(w))
-    inserts.push({ ...w, projectId: ids.id, ...stamps(s) })
+    inserts.push({ ...w, ...stamps(s) })
   }
   await insertRows(tx, appLinksTable, inserts)
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, sql } from "drizzle-orm"
+import { and, asc, count, desc, eq, lt, sql } from "drizzle-orm"
 import { Effect, Layer } from "effect"
 import type { DeliveryState } from "../../core/events/delivery-policy.ts"
 import { WebhookStore, type DeliveryLogEntry, type WebhookState } from "../../core/ports/webhook-store.ts"
@@ -206,9 +206,17 @@ export const requeueDelivery = async (
     return logEntry(updated!)
 }
 
-/** Re-enables a registration and resets its failure counter; paused deliveries resume. */
+/**
+ * Re-enables a registration and resets its failure counter; paused deliveries resume from now
+ * (their attempts are not replayed into the time the registration was off).
+ */
 export const enableWebhook = async (tx: Queryable, webhookId: string, now: number): Promise<WebhookState> => {
     await requireWebhook(tx, webhookId)
+    const d = webhookDeliveriesTable
+    await tx
+      .update(d)
+      .set({ nextAttemptAt: new Date(now) })
+      .where(and(eq(d.webhookId, webhookId), eq(d.state, "pending"), lt(d.nextAttemptAt, new Date(now))))
     const [w] = await tx
       .update(webhooksTable)
       .set({ enabled: true, consecutiveFailures: 0, disabledAt: null, updatedAt: new Date(now) })

@@ -142,10 +142,11 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
   let unlisten: (() => Promise<void>) | undefined
 
   const attempt = async (d: ClaimedDelivery): Promise<void> => {
-    // On the manual clock an attempt the clock jumped past (an advance) is made at its due time,
-    // and its backoff counts from there: one advance past the whole backoff replays every retry,
-    // as it replays the ticks. On the system clock it is made now, so retries after a downtime
-    // stay spaced out.
+    // On the manual clock an attempt the clock jumped past (an advance) is logged at its due
+    // time, and its backoff counts from there: one advance past the whole backoff replays every
+    // retry, as it replays the ticks. It is signed with the clock's now (a receiver checks that
+    // against the clock). On the system clock it is made now, so retries after a downtime stay
+    // spaced out.
     const now = s.clock.now()
     const startedAt = s.clock.mode === "manual" ? Math.min(now, d.dueAt) : now
     const target = await withTimeout(checkTarget(d.url, policy, resolver), timeoutMs, () => ({
@@ -156,7 +157,7 @@ export const startDispatcher = (s: WebhookDeps, options: DispatcherOptions = {})
     if (!target.ok) {
       result = { error: target.reason, durationMs: 0 }
     } else {
-      const headers = await deliveryHeaders(d, startedAt)
+      const headers = await deliveryHeaders(d, now)
       result = await sender({
         url: target.url,
         address: target.address,

@@ -25,8 +25,13 @@ export const laterOccurrenceViolations = (
   now: number,
   kind: AssetKind,
 ): string[] => {
+  /** A rule as named for an occurrence: without the occurrence's own date (the message lists the dates). */
+  const ruleOf = (message: string, day: string) => message.replaceAll(` ${day}`, "")
+  const dayOf = (o: Pick<Occurrence, "start">) => formatLocalDate(localDateOf(o.start, timeZone))
   const first = occurrences[0]
-  const firstBreaks = new Set(first === undefined ? [] : assetRuleViolations(config, timeZone, first.start, first.end, now, kind))
+  const firstBreaks = new Set(
+    first === undefined ? [] : assetRuleViolations(config, timeZone, first.start, first.end, now, kind).map((m) => ruleOf(m, dayOf(first))),
+  )
   // In order of first appearance: a rule with the dates that break it, or a finished message.
   const entries: Array<{ readonly rule: string; readonly days: string[] } | string> = []
   const byRule = new Map<string, string[]>()
@@ -37,13 +42,15 @@ export const laterOccurrenceViolations = (
     byRule.set(rule, fresh)
     entries.push({ rule, days: fresh })
   }
-  let beyondAdvance = false
+  // A first occurrence beyond the advance window is named for the booking.
+  let beyondAdvance = first !== undefined && advanceWindowViolation(config, timeZone, first.start, now) !== undefined
   for (const [i, o] of occurrences.entries()) {
     if (i === 0) continue
-    const day = formatLocalDate(localDateOf(o.start, timeZone))
-    for (const m of assetRuleViolations(config, timeZone, o.start, o.end, now, kind, { startUnchanged: true }))
-      // The rule without the occurrence's own date (the message names the dates): "closed on Sat".
-      if (!firstBreaks.has(m)) broken(m.replaceAll(` ${day}`, ""), day)
+    const day = dayOf(o)
+    for (const m of assetRuleViolations(config, timeZone, o.start, o.end, now, kind, { startUnchanged: true })) {
+      const rule = ruleOf(m, day)
+      if (!firstBreaks.has(rule)) broken(rule, day)
+    }
     const ahead = beyondAdvance ? undefined : advanceWindowViolation(config, timeZone, o.start, now)
     if (ahead !== undefined) {
       beyondAdvance = true

@@ -49,7 +49,8 @@ export interface UnitBinding {
 }
 
 /** Address numbers compare trimmed and case-insensitively ("12/3a" names "12/3A"). */
-const sameAddress = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase()
+export const addressKey = (addressNo: string): string => addressNo.trim().toLowerCase()
+const sameAddress = (a: string, b: string) => addressKey(a) === addressKey(b)
 
 /**
  * Finds the room a unit names among the candidates the repository loaded (rooms of the

@@ -3,6 +3,7 @@ import { AssetConfig } from "../booking/asset-config.ts"
 import { customHeaderViolations } from "../events/delivery-headers.ts"
 import { EventType } from "../events/envelope.ts"
 import { normalizePhone } from "../member/phone.ts"
+import { addressKey } from "../member/unit-binding.ts"
 import { Characters } from "../shared/characters.ts"
 
 /**
@@ -247,18 +248,27 @@ export const manifestReferenceErrors = (m: Manifest): string[] => {
           errors.push(`${at}.${kind}.${i}.floor: "${a.floor}" is not a floor of zone "${a.zone}"`)
       }),
     )
-    // A partner binds a member to a unit by unitId, or by addressNo (and zoneId when several
-    // zones have it): two units one of these names could never be bound.
+    // A partner binds a member to a unit by unitId, or by addressNo (compared as binding compares
+    // it: addressKey) and zoneId when several zones have it: a unit no such request could name
+    // alone is refused. A unit without zone or unitId is named by its addressNo alone, so no
+    // other unit may share that.
+    const units = p.units ?? []
     const unitNames = new Map<string, number>()
-    ;(p.units ?? []).forEach((u, i) => {
+    units.forEach((u, i) => {
       if (u.zone !== undefined && !zoneKeys.has(u.zone)) errors.push(`${at}.units.${i}.zone: unknown zone "${u.zone}"`)
       const named = (name: string, what: string) => {
         const first = unitNames.get(name)
         if (first === undefined) unitNames.set(name, i)
         else errors.push(`${at}.units.${i}: ${what} is also that of ${at}.units.${first}`)
       }
-      named(`address ${u.zone ?? ""} ${u.addressNo}`, `addressNo "${u.addressNo}"${u.zone === undefined ? " without a zone" : ` in zone "${u.zone}"`}`)
+      named(`address ${u.zone ?? ""} ${addressKey(u.addressNo)}`, `addressNo "${u.addressNo}"${u.zone === undefined ? " without a zone" : ` in zone "${u.zone}"`}`)
       if (u.unitId !== undefined) named(`unit ${u.unitId}`, `unitId "${u.unitId}"`)
+    })
+    units.forEach((u, i) => {
+      if (u.zone !== undefined || u.unitId !== undefined) return
+      const other = units.findIndex((o, j) => j !== i && o.zone !== undefined && addressKey(o.addressNo) === addressKey(u.addressNo))
+      if (other >= 0)
+        errors.push(`${at}.units.${i}: addressNo "${u.addressNo}" without a zone or unitId is also that of ${at}.units.${other}, so a partner could never name it`)
     })
     ;(p.users ?? []).forEach((u, i) => {
       // One person (one email, any case) has one link per app, and a link names one person.

@@ -143,7 +143,7 @@ export const updateMeetingCrossErrors = (raw: Record<string, unknown>): string[]
   // Fields of other requests a client may send here expecting them to act: refused, not ignored.
   if (has(raw, "occurrenceEventId"))
     errors.push("occurrenceEventId: a PATCH changes the whole booking (a series as a whole); to change one occurrence, cancel it and book it anew")
-  if (has(raw, "recurrence")) errors.push("recurrence: a series' rule cannot be changed; cancel the series and book a new one")
+  if (has(raw, "recurrence")) errors.push("recurrence: is given when a series is booked and cannot be set or changed by PATCH; cancel and book anew")
   return errors
 }
 

@@ -251,6 +251,20 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
     expect(await linksOf("ext-ev-2", "ext-fay")).toEqual([["ext-ev-2", ids.fay], ["ext-fay", ids.ev]])
   })
 
+  it("two users of two projects sharing an app may swap their externalUserIds in one apply", async () => {
+    const m = (u: string, v: string): Manifest => ({
+      projects: [
+        { key: "east", name: "East", timezone: "Asia/Bangkok", users: [{ key: "uma", firstName: "Uma", lastName: "A", email: "uma@east.example", links: [{ app: "shared", externalUserId: u }] }] },
+        { key: "west", name: "West", timezone: "Asia/Bangkok", users: [{ key: "vic", firstName: "Vic", lastName: "B", email: "vic@west.example", links: [{ app: "shared", externalUserId: v }] }] },
+      ],
+      apps: [{ key: "shared", appId: "shared-app", appSecret: "shared-secret-123", projects: ["east", "west"] }],
+    })
+    const first = await h.applyManifest(m("x-uma", "x-vic"))
+    const swapped = await h.admin("PUT", "/manifest", m("x-vic", "x-uma"))
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(200)
+    expect(await linksOf("x-uma", "x-vic")).toEqual([["x-uma", first.projects.west.users.vic], ["x-vic", first.projects.east.users.uma]])
+  })
+
   it("two links of one user to one app, one link for two users, or a link to an app that does not serve the project: 400 SV001, a message each", async () => {
     const m = building({
       users: [
@@ -297,7 +311,7 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
     expect(Object.fromEntries(rows.map((r) => [r.key, r.code]))).toMatchObject({ d1: "SWAP-B", d2: "SWAP-A" })
   })
 
-  it("two units of one project with one addressNo in one zone (or both without a zone), or one unitId: 400 SV001, a message each", async () => {
+  it("two units of one project with one addressNo in one zone (compared as binding does: trimmed, any case; both without a zone), one unitId, or a unit without zone or unitId whose addressNo another unit has: 400 SV001, a message each", async () => {
     const base = building()
     const res = await h.admin("PUT", "/manifest", {
       ...base,
@@ -306,7 +320,7 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
           ...base.projects![0]!,
           units: [
             { key: "u1", addressNo: "1/1", zone: "a", unitId: "U-1" },
-            { key: "u2", addressNo: "1/1", zone: "a" },
+            { key: "u2", addressNo: " 1/1 ", zone: "a" },
             { key: "u3", addressNo: "2/2" },
             { key: "u4", addressNo: "2/2", unitId: "U-1" },
             { key: "u5", addressNo: "1/1" },
@@ -316,9 +330,10 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
     })
     expect(res.status).toBe(400)
     expect(res.body.message).toEqual([
-      'projects.0.units.1: addressNo "1/1" in zone "a" is also that of projects.0.units.0',
+      'projects.0.units.1: addressNo " 1/1 " in zone "a" is also that of projects.0.units.0',
       'projects.0.units.3: addressNo "2/2" without a zone is also that of projects.0.units.2',
       'projects.0.units.3: unitId "U-1" is also that of projects.0.units.0',
+      'projects.0.units.4: addressNo "1/1" without a zone or unitId is also that of projects.0.units.0, so a partner could never name it',
     ])
   })
 })
