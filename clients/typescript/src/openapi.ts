@@ -1402,6 +1402,7 @@ export interface components {
             frontendRedirectUrl?: string;
             draft?: boolean;
             draftEndDateTimes?: string[];
+            /** @description A recurring series (an extension of the spec): an RFC 5545 RRULE subset, FREQ=DAILY or WEEKLY with INTERVAL, COUNT or UNTIL (YYYYMMDD, or YYYYMMDDTHHMMSSZ) and BYDAY=MO..SU, e.g. FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10. Free meeting rooms only; at most 366 occurrences, all starting within 366 days of the first. Occurrences keep the first one's local start time across daylight-saving changes and its length. GET /meetings expands the series. */
             recurrence?: string;
         };
         UpdateMeetingRequest: {
