@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, inArray, notInArray, sql, type SQL } from "drizzle-orm"
+import { and, eq, getTableColumns, inArray, notInArray, or, sql, type SQL } from "drizzle-orm"
 import type { PgTable } from "drizzle-orm/pg-core"
 import { Effect, Layer, Option } from "effect"
 import { Clock } from "../../core/ports/clock.ts"
@@ -493,13 +493,6 @@ const upsertUsers = async (
   return ids
 }
 
-/**
- * The manifest users' app links: a link not there yet is inserted, and a user's link to an app
- * under another externalUserId is moved to the manifest's (a user has one link per app). Moved
- * links go first, so two users may swap externalUserIds in one apply. A link the manifest does
- * not list is left as it is (partner routes link users too). An externalUserId another user
- * keeps is a unique violation: 409 SV006, nothing written (`apply`).
- */
 /** What a manifest that meets stored data under a unique constraint is told (409 SV006). */
 const STORED_CONFLICTS: Readonly<Record<string, string>> = {
   app_links_app_id_external_user_id_pk: "a manifest user's externalUserId is already linked to another user of that app; nothing was changed",
@@ -507,6 +500,13 @@ const STORED_CONFLICTS: Readonly<Record<string, string>> = {
   discounts_project_code_uq: "a discount code is held by a discount of the project the manifest does not list; nothing was changed",
 }
 
+/**
+ * The manifest users' app links: a link not there yet is inserted, and a user's link to an app
+ * under another externalUserId is moved to the manifest's (a user has one link per app). Moved
+ * links go first, so two users may swap externalUserIds in one apply. A link the manifest does
+ * not list is left as it is (partner routes link users too). An externalUserId another user
+ * keeps is a unique violation: 409 SV006, nothing written (`apply`).
+ */
 const linkUsers = async (
   s: Deps,
   tx: Tx,
@@ -531,8 +531,9 @@ const linkUsers = async (
   const wantedLinks = new Set(wanted.map(link))
   const wantedUserApps = new Set(wanted.map(userApp))
   const moved = existing.filter((e) => wantedUserApps.has(userApp(e)) && !wantedLinks.has(link(e)))
-  for (const m of moved) await tx.delete(l).where(and(eq(l.appId, m.appId), eq(l.externalUserId, m.externalUserId)))
-  const present = new Set(existing.filter((e) => !moved.includes(e)).map(link))
+  for (const part of chunksOf(moved, KEYS_PER_LOOKUP))
+    await tx.delete(l).where(or(...part.map((m) => and(eq(l.appId, m.appId), eq(l.externalUserId, m.externalUserId)))))
+  const present = new Set(existing.map(link).filter((k) => wantedLinks.has(k)))
   const inserts: Record<string, unknown>[] = []
   for (const w of wanted) {
     if (present.has(link(w))) continue

@@ -34,7 +34,7 @@ import * as Interval from "../shared/interval.ts"
 import { formatLocalDate, localDateOf, startOfLocalDay } from "../shared/local-time.ts"
 import { assetEntity, timingsAsLocked, type Asset, type AssetRef } from "./asset.ts"
 import { assetRuleViolations, assetStatusViolations, resolveTimePeriod, type TimePeriod } from "./asset-rules.ts"
-import { laterOccurrenceViolations } from "./series-rules.ts"
+import { laterOccurrenceViolations, seriesOf } from "./series-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
 import { draftPreview, type DraftPreview } from "./draft-preview.ts"
 import { liveSlotOf } from "./meeting-records.ts"
@@ -55,16 +55,6 @@ import {
 } from "./meeting.ts"
 import { statusChanged } from "./metrics.ts"
 import { isPaid, priceOf, type Discount } from "./pricing.ts"
-import {
-  expandOccurrences,
-  MAX_OCCURRENCES,
-  MAX_SERIES_DAYS,
-  untilBeyondCaps,
-  formatRecurrenceRule,
-  occurrenceEventId,
-  parseRecurrenceRule,
-  type Occurrence,
-} from "./recurrence.ts"
 import {
   createBooking,
   pinMatches,
@@ -274,36 +264,7 @@ export class Bookings extends Context.Service<
           c.when._tag === "Period" ? yield* periodInterval(asset, c.when.start, c.when.period) : c.when
 
         const id = ids.newId()
-        let occurrences: ReadonlyArray<Occurrence> = [
-          { seriesMasterId: id, occurrenceEventId: occurrenceEventId(id, start), index: 0, start, end },
-        ]
-        let rrule: string | undefined
-        // The rule's faults are reported with the times' (one 400, a message each).
-        const seriesViolations: string[] = []
-        if (c.recurrence !== undefined) {
-          const rule = parseRecurrenceRule(c.recurrence)
-          if (Result.isFailure(rule)) seriesViolations.push(...rule.failure.map((m) => `recurrence: ${m}`))
-          else {
-            if (paid) seriesViolations.push("recurrence: recurring series are only for free rooms")
-            if (untilBeyondCaps(rule.success, start, tz))
-              seriesViolations.push(
-                `recurrence: UNTIL runs past the limit of ${MAX_OCCURRENCES} occurrences within ${MAX_SERIES_DAYS} days of the first`,
-              )
-            else {
-              const expanded = expandOccurrences({ masterId: id, rule: rule.success, anchor: Interval.make(start, end), timeZone: tz })
-              // COUNT whose occurrences run past the day cap (a large INTERVAL): refused like an UNTIL
-              // past it, never stored as a COUNT the series does not have.
-              if (rule.success.count !== undefined && expanded.length < rule.success.count)
-                seriesViolations.push(
-                  `recurrence: COUNT=${rule.success.count} runs past the limit of ${MAX_SERIES_DAYS} days: ${expanded.length} occurrences start within ${MAX_SERIES_DAYS} days of the first`,
-                )
-              else {
-                rrule = formatRecurrenceRule(rule.success)
-                occurrences = expanded
-              }
-            }
-          }
-        }
+        const { occurrences, rrule, violations: seriesViolations } = seriesOf({ masterId: id, recurrence: c.recurrence, start, end, timeZone: tz, paid })
 
         const violations = [
           ...assetStatusViolations(kind, asset.status),

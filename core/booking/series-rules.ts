@@ -1,9 +1,57 @@
+import { Result } from "effect"
 import * as Interval from "../shared/interval.ts"
 import { formatLocalDate, localDateOf } from "../shared/local-time.ts"
 import type { AssetKind } from "./state.ts"
 import type { AssetConfig } from "./asset-config.ts"
 import { advanceWindowViolation, assetRuleViolations } from "./asset-rules.ts"
-import type { Occurrence } from "./recurrence.ts"
+import {
+  expandOccurrences,
+  formatRecurrenceRule,
+  MAX_OCCURRENCES,
+  MAX_SERIES_DAYS,
+  occurrenceEventId,
+  parseRecurrenceRule,
+  untilBeyondCaps,
+  type Occurrence,
+} from "./recurrence.ts"
+
+/**
+ * A create's occurrences: the booking alone, or the series its rule makes. A rule that is
+ * malformed, on a paid asset, or past the caps (UNTIL past them, or a COUNT whose occurrences
+ * run past the day cap: never stored as a COUNT the series does not have) leaves the booking
+ * alone, with a message for each fault, reported with the times' rules (one 400).
+ */
+export const seriesOf = (input: {
+  readonly masterId: string
+  readonly recurrence: string | undefined
+  readonly start: number
+  readonly end: number
+  readonly timeZone: string
+  readonly paid: boolean
+}): { readonly occurrences: ReadonlyArray<Occurrence>; readonly rrule?: string; readonly violations: ReadonlyArray<string> } => {
+  const { masterId, start, end, timeZone } = input
+  const alone = [{ seriesMasterId: masterId, occurrenceEventId: occurrenceEventId(masterId, start), index: 0, start, end }]
+  if (input.recurrence === undefined) return { occurrences: alone, violations: [] }
+  const rule = parseRecurrenceRule(input.recurrence)
+  if (Result.isFailure(rule)) return { occurrences: alone, violations: rule.failure.map((m) => `recurrence: ${m}`) }
+  const violations = input.paid ? ["recurrence: recurring series are only for free rooms"] : []
+  if (untilBeyondCaps(rule.success, start, timeZone))
+    return {
+      occurrences: alone,
+      violations: [...violations, `recurrence: UNTIL runs past the limit of ${MAX_OCCURRENCES} occurrences within ${MAX_SERIES_DAYS} days of the first`],
+    }
+  const expanded = expandOccurrences({ masterId, rule: rule.success, anchor: Interval.make(start, end), timeZone })
+  const count = rule.success.count
+  if (count !== undefined && expanded.length < count)
+    return {
+      occurrences: alone,
+      violations: [
+        ...violations,
+        `recurrence: COUNT=${count} runs past the limit of ${MAX_SERIES_DAYS} days: ${expanded.length} occurrences start within ${MAX_SERIES_DAYS} days of the first`,
+      ],
+    }
+  return { occurrences: expanded, rrule: formatRecurrenceRule(rule.success), violations }
+}
 
 /** Dates named in one message: the first three, then how many more. */
 const listed = (days: ReadonlyArray<string>): string =>

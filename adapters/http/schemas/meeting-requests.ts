@@ -55,6 +55,9 @@ const DraftEnds = Schema.Array(OffsetDateTime).check(
   Schema.isMaxLength(24, { message: "at most 24 candidate end times" }),
 )
 
+/** The longest recurrence rule a create takes (a rule this long is never parsed). */
+const MAX_RULE_CHARACTERS = 500
+
 export const CreateMeetingRequest = Schema.Struct({
   meetingRoomId: Schema.optionalKey(ObjectId),
   deskId: Schema.optionalKey(ObjectId),
@@ -72,7 +75,7 @@ export const CreateMeetingRequest = Schema.Struct({
   draftEndDateTimes: Schema.optionalKey(DraftEnds),
   /** Extension: RFC 5545 RRULE subset for rooms (core/booking/recurrence.ts). */
   recurrence: Schema.optionalKey(
-    Text(500).annotate({
+    Text(MAX_RULE_CHARACTERS).annotate({
       description:
         "A recurring series (an extension of the spec): an RFC 5545 RRULE subset, FREQ=DAILY or WEEKLY with INTERVAL, " +
         "COUNT or UNTIL (YYYYMMDD, or YYYYMMDDTHHMMSSZ) and BYDAY=MO..SU, e.g. FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10. " +
@@ -112,7 +115,7 @@ export const createMeetingCrossErrors = (raw: Record<string, unknown>): string[]
  */
 export const createMeetingRuleErrors = (raw: Record<string, unknown>): string[] => {
   const rule = raw["recurrence"]
-  if (typeof rule !== "string" || rule.length > 500) return []
+  if (typeof rule !== "string" || rule.length > MAX_RULE_CHARACTERS) return []
   const parsed = parseRecurrenceRule(rule)
   return Result.isFailure(parsed) ? parsed.failure.map((m) => `recurrence: ${m}`) : []
 }
@@ -203,17 +206,16 @@ export const decodeWithCrossRules = <S extends Schema.Top>(
 ): S["Type"] => {
   const object = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined
   const cross = object === undefined ? [] : crossErrors(object)
+  let value: S["Type"]
   try {
-    const value = decodeOrFail(schema, raw)
-    if (cross.length > 0) throw new ValidationFailed({ messages: cross })
-    return value
+    value = decodeOrFail(schema, raw)
   } catch (e) {
-    if (!(e instanceof ValidationFailed)) throw e
-    const schemaFailed = cross.length === 0 || !e.messages.includes(cross[0]!)
-    const beside = schemaFailed && object !== undefined && besideSchemaErrors !== undefined ? besideSchemaErrors(object) : []
-    if (schemaFailed && cross.length + beside.length > 0) throw new ValidationFailed({ messages: [...e.messages, ...cross, ...beside] })
-    throw e
+    if (!(e instanceof ValidationFailed) || object === undefined) throw e
+    const more = [...cross, ...(besideSchemaErrors?.(object) ?? [])]
+    throw more.length === 0 ? e : new ValidationFailed({ messages: [...e.messages, ...more] })
   }
+  if (cross.length > 0) throw new ValidationFailed({ messages: cross })
+  return value
 }
 
 // --- decode once: requests -> core commands (core/booking/commands.ts) ----------------------

@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { appLinksTable, desksTable, projectMembershipsTable, roomsTable, usersTable } from "../../../adapters/postgres/schema.ts"
-import type { Manifest } from "../../../core/tenancy/manifest.ts"
+import type { Manifest, ManifestProject } from "../../../core/tenancy/manifest.ts"
 import { ENGINES } from "../../support/databases.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 
@@ -24,6 +24,12 @@ const building = (o: { rooms?: number; desks?: number; roomName?: string; users?
   ],
   apps: [{ key: "partner", appId: "partner-app", appSecret: "partner-secret-123", projects: ["tower"] }],
 })
+
+/** The building with more fields on its one project. */
+const tower = (fields: Partial<ManifestProject>): Manifest => {
+  const base = building()
+  return { ...base, projects: [{ ...base.projects![0]!, ...fields }] }
+}
 
 describe.each(ENGINES)("applying a manifest on %s", (engine) => {
   let h: Harness
@@ -168,23 +174,15 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
   })
 
   it("a discount code with surrounding spaces, with both kinds of value or none, or an amount below a satang is 400 SV001, a message each", async () => {
-    const m = building()
-    const project = m.projects![0]!
-    const res = await h.admin("PUT", "/manifest", {
-      ...m,
-      projects: [
-        {
-          ...project,
-          discounts: [
-            { key: "spaced", code: " SP ", name: "Spaced", percentOff: 50 },
-            { key: "both", code: "BOTH", name: "Both", percentOff: 10, amountOff: 5 },
-            { key: "none", code: "NONE", name: "None" },
-            { key: "tiny", code: "TINY", name: "Tiny", amountOff: 0.001 },
-            { key: "fine", code: "FINE", name: "Fine", amountOff: 12.5 },
-          ],
-        },
+    const res = await h.admin("PUT", "/manifest", tower({
+      discounts: [
+        { key: "spaced", code: " SP ", name: "Spaced", percentOff: 50 },
+        { key: "both", code: "BOTH", name: "Both", percentOff: 10, amountOff: 5 },
+        { key: "none", code: "NONE", name: "None" },
+        { key: "tiny", code: "TINY", name: "Tiny", amountOff: 0.001 },
+        { key: "fine", code: "FINE", name: "Fine", amountOff: 12.5 },
       ],
-    })
+    }))
     expect(res.status).toBe(400)
     expect(res.body.message).toEqual([
       "projects.0.discounts.0.code: must not begin or end with spaces: codes are matched trimmed",
@@ -298,10 +296,8 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
   })
 
   it("discount codes may move between keys in one apply (swapped)", async () => {
-    const m = (a: string, b: string): Manifest => {
-      const base = building()
-      return { ...base, projects: [{ ...base.projects![0]!, discounts: [{ key: "d1", code: a, name: "One", percentOff: 10 }, { key: "d2", code: b, name: "Two", percentOff: 20 }] }] }
-    }
+    const m = (a: string, b: string) =>
+      tower({ discounts: [{ key: "d1", code: a, name: "One", percentOff: 10 }, { key: "d2", code: b, name: "Two", percentOff: 20 }] })
     const first = await h.applyManifest(m("SWAP-A", "SWAP-B"))
     const res = await h.admin("PUT", "/manifest", m("SWAP-B", "SWAP-A"))
     expect(res.status, JSON.stringify(res.body)).toBe(200)
@@ -312,22 +308,15 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
   })
 
   it("two units of one project with one addressNo in one zone (compared as binding does: trimmed, any case; both without a zone), one unitId, or a unit without zone or unitId whose addressNo another unit has: 400 SV001, a message each", async () => {
-    const base = building()
-    const res = await h.admin("PUT", "/manifest", {
-      ...base,
-      projects: [
-        {
-          ...base.projects![0]!,
-          units: [
-            { key: "u1", addressNo: "1/1", zone: "a", unitId: "U-1" },
-            { key: "u2", addressNo: " 1/1 ", zone: "a" },
-            { key: "u3", addressNo: "2/2" },
-            { key: "u4", addressNo: "2/2", unitId: "U-1" },
-            { key: "u5", addressNo: "1/1" },
-          ],
-        },
+    const res = await h.admin("PUT", "/manifest", tower({
+      units: [
+        { key: "u1", addressNo: "1/1", zone: "a", unitId: "U-1" },
+        { key: "u2", addressNo: " 1/1 ", zone: "a" },
+        { key: "u3", addressNo: "2/2" },
+        { key: "u4", addressNo: "2/2", unitId: "U-1" },
+        { key: "u5", addressNo: "1/1" },
       ],
-    })
+    }))
     expect(res.status).toBe(400)
     expect(res.body.message).toEqual([
       'projects.0.units.1: addressNo " 1/1 " in zone "a" is also that of projects.0.units.0',
