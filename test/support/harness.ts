@@ -16,7 +16,6 @@ export interface Harness {
   readonly close: () => Promise<void>
 }
 
-/** Boots the real service on one engine with a manual clock and no demo seed. */
 /**
  * A second service on the harness's PostgreSQL database, as a second server process would be
  * (manual clock at CLOCK_START, no seed, no log). The caller closes it.
@@ -34,6 +33,7 @@ export const bootBeside = (h: Harness, options: { background?: boolean } = {}): 
     { print: () => {}, ...options },
   )
 
+/** Boots the real service on one engine with a manual clock and no demo seed. */
 export const startHarness = async (
   engine: Engine,
   env: Record<string, string> = {},
