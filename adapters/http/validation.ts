@@ -12,13 +12,24 @@ export const issueMessages = (issue: SchemaIssue.Issue): string[] =>
     return path ? `${path}: ${i.message}` : i.message
   })
 
-/** Decode untrusted input or throw ValidationFailed (400 SV001). Unknown keys are dropped. */
+/**
+ * NUL faults of a body or query read by readJson / readQuery, answered by the decode of that
+ * very object beside its schema's faults (a NUL must not hide the request's other faults).
+ */
+const nulFaults = new WeakMap<object, readonly string[]>()
+
+/**
+ * Decode untrusted input or throw ValidationFailed (400 SV001). Unknown keys are dropped. An
+ * input read by readJson or readQuery with a NUL is refused here, its schema's faults beside.
+ */
 export const decodeOrFail = <S extends Schema.Top>(schema: S, input: unknown): S["Type"] => {
   const r = Schema.decodeUnknownResult(schema as never)(input, { errors: "all" }) as Result.Result<
     S["Type"],
     Schema.SchemaError
   >
-  if (Result.isFailure(r)) throw new ValidationFailed({ messages: issueMessages(r.failure.issue) })
+  const nul = typeof input === "object" && input !== null ? nulFaults.get(input) : undefined
+  if (Result.isFailure(r)) throw new ValidationFailed({ messages: [...(nul ?? []), ...issueMessages(r.failure.issue)] })
+  if (nul !== undefined) throw new ValidationFailed({ messages: [...nul] })
   return r.success
 }
 
@@ -37,7 +48,8 @@ export const decodeAll = <T extends ReadonlyArray<() => unknown>>(...steps: T): 
       messages.push(...e.messages)
     }
   }
-  if (messages.length > 0) throw new ValidationFailed({ messages })
+  // Two steps over one body both name its NUL faults.
+  if (messages.length > 0) throw new ValidationFailed({ messages: [...new Set(messages)] })
   return values as never
 }
 
@@ -53,7 +65,7 @@ const shown = (key: string) => key.replaceAll(NUL, "\\u0000")
 /**
  * THE rule for U+0000 in client input: PostgreSQL text and jsonb cannot hold it, so every JSON
  * body and query string is refused at decode time (400 SV001, one message per field, named by
- * its path as schema messages are), before any schema or SQL sees it. Iterative: a deeply
+ * its path as schema messages are, beside the schema's own), before any SQL sees it. Iterative: a deeply
  * nested body that JSON.parse accepted must not overflow the stack here.
  */
 export const nulViolations = (value: unknown): string[] => {
@@ -93,9 +105,10 @@ export const nulViolations = (value: unknown): string[] => {
   return messages
 }
 
-const refuseNul = (value: unknown) => {
+/** Keeps the NUL faults of a value just read for its decode (decodeOrFail), which refuses it. */
+const noteNul = (value: object) => {
   const messages = nulViolations(value)
-  if (messages.length > 0) throw new ValidationFailed({ messages })
+  if (messages.length > 0) nulFaults.set(value, messages)
 }
 
 /** Deeper than any body the API takes (the manifest's configs are about eight levels). */
@@ -161,7 +174,7 @@ export const readJson = async (c: Context, options: { optional?: boolean } = {})
     throw new ValidationFailed({ messages: ["body: must be a JSON object"] })
   // JSON text holds a NUL only as the escape \u0000 (a raw one is malformed JSON): without it
   // the walk is skipped. It named every value of a body, a second of CPU for a crafted megabyte.
-  if (text.includes("\\u0000")) refuseNul(value)
+  if (text.includes("\\u0000")) noteNul(value)
   return value
 }
 
@@ -181,6 +194,6 @@ export const readQuery = (c: Context, arrayKeys: readonly string[] = []): Record
       out[key] = values[values.length - 1]
     }
   }
-  refuseNul(out)
+  noteNul(out)
   return out
 }

@@ -295,6 +295,7 @@ const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestAppl
       auth: w.auth ?? { scheme: "signature-only" },
       ...webhookEnabledValues(w.enabled),
     }))
+    if ((p.discounts ?? []).length > 0) await refuseCodesClashingInCase(tx, projectId, p.discounts!)
     if ((p.removedWebhooks ?? []).length > 0)
       // Their delivery rows go with them (ON DELETE CASCADE).
       await tx.delete(webhooksTable).where(and(eq(webhooksTable.projectId, projectId), inArray(webhooksTable.key, [...p.removedWebhooks!])))
@@ -344,6 +345,27 @@ const releaseMovedCodes = async (tx: Tx, projectId: string, discounts: ReadonlyA
   const stored = await tx.select({ id: d.id, key: d.key, code: d.code }).from(d).where(and(eq(d.projectId, projectId), inArray(d.key, [...codeOf.keys()])))
   const moved = stored.filter((r) => r.key !== null && r.code !== codeOf.get(r.key)).map((r) => r.id)
   if (moved.length > 0) await tx.update(d).set({ code: sql`' ' || ${d.id}` }).where(inArray(d.id, moved))
+}
+
+/** A rule of stored data the manifest breaks that a read finds, not a constraint (409 SV006 in `apply`). */
+class StoredConflictFound {
+  constructor(readonly constraint: string) {}
+}
+
+/**
+ * Codes are matched in any case (discount-store.ts), and the unique index holds the code as
+ * written: a listed code that a discount the manifest does not list holds in another case would
+ * make the code name two discounts.
+ */
+const refuseCodesClashingInCase = async (tx: Tx, projectId: string, discounts: ReadonlyArray<{ readonly key: string }>) => {
+  const keys = discounts.map((d) => d.key)
+  const clash = await execute(
+    tx,
+    sql`select 1 from discounts listed join discounts other
+          on other.project_id = listed.project_id and other.id <> listed.id and upper(other.code) = upper(listed.code)
+        where listed.project_id = ${projectId} and listed.key in (${sql.join(keys.map((k) => sql`${k}`), sql`, `)}) limit 1`,
+  )
+  if (clash.length > 0) throw new StoredConflictFound("discounts_project_code_uq")
 }
 
 /** Makes the app's project set and partner group set exactly what the manifest says. */
@@ -632,18 +654,21 @@ export const ManifestStorePostgres = Layer.effect(
           Effect.catchTag("DatabaseError", (e) => {
             // An identity key held by a user outside the manifest (its own duplicates are refused
             // before the write): a conflict the operator resolves, not a fault.
+            if (e.cause instanceof StoredConflictFound)
+              return Effect.fail(new StateConflict({ reason: STORED_CONFLICTS[e.cause.constraint]! }))
             const pg = pgErrorOf(e.cause)
             if (pg?.code === PG_UNIQUE_VIOLATION && pg.constraint === "apps_app_id_uq")
               return Effect.fail(new StateConflict({ reason: APP_ID_TAKEN }))
             if (pg?.code !== PG_UNIQUE_VIOLATION) return Effect.die(e.cause)
             const key = CONFLICT_KEY_OF_CONSTRAINT[pg.constraint ?? ""]
-            return Effect.fail(
-              new StateConflict({
-                reason:
-                  key !== undefined
-                    ? `a manifest user's ${key} is already held by another user`
-                    : (STORED_CONFLICTS[pg.constraint ?? ""] ?? "the manifest conflicts with data already stored; nothing was changed"),
-              }),
+            if (key !== undefined)
+              return Effect.fail(new StateConflict({ reason: `a manifest user's ${key} is already held by another user` }))
+            const named = STORED_CONFLICTS[pg.constraint ?? ""]
+            if (named !== undefined) return Effect.fail(new StateConflict({ reason: named }))
+            // No rule names this constraint: the operator is told only "conflicts", so the log says which.
+            return Effect.logWarning("manifest refused: a unique constraint no manifest rule names").pipe(
+              Effect.annotateLogs({ constraint: pg.constraint ?? "" }),
+              Effect.andThen(Effect.fail(new StateConflict({ reason: "the manifest conflicts with data already stored; nothing was changed" }))),
             )
           }),
         ),

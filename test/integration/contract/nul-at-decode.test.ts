@@ -79,6 +79,23 @@ describe("a NUL character anywhere in a JSON body or query string is 400 SV001 n
     expectNul(await h.admin("POST", "/clock/advance", { to: "2030-01-08T00:00:00Z\u0000" }), "to")
   })
 
+  it("a NUL does not hide the request's other faults: one 400 names them all", async () => {
+    const res = await h.request("POST", "/meetings", {
+      token: w.alice,
+      body: { meetingRoomId: w.hq.rooms.orchid, title: "Sy\u0000nc", startDateTime: at(1, "10:00"), endDateTime: "soon", attendees: 3 },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toContain(NUL_MESSAGE("title"))
+    expect(res.body.message.some((m: string) => m.startsWith("endDateTime:"))).toBe(true)
+    expect(res.body.message.some((m: string) => m.startsWith("attendees:"))).toBe(true)
+    const query = await h.request("GET", `/desks?projectId=${w.hq.id}&email=a%00@b.c&limit=-1`, { token: w.app })
+    expect(query.body.message).toContain(NUL_MESSAGE("email"))
+    expect(query.body.message.some((m: string) => m.startsWith("limit:"))).toBe(true)
+    // A grant read by two decodes names its NUL once.
+    const token = await h.request("POST", "/auth/accessToken", { body: { grant_type: "nope\u0000", app_id: 5 } })
+    expect(token.body.message.filter((m: string) => m === NUL_MESSAGE("grant_type"))).toHaveLength(1)
+  })
+
   it("query strings of the spec and operator surfaces", async () => {
     const get = (path: string, token = w.app) => h.request("GET", path, { token })
     expectNul(await get(`/meeting-rooms?projectId=${w.hq.id}&name=Lo%00tus`), "name")

@@ -307,6 +307,16 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
     expect(Object.fromEntries(rows.map((r) => [r.key, r.code]))).toMatchObject({ d1: "SWAP-B", d2: "SWAP-A" })
   })
 
+  it("a listed code that a discount the manifest does not list holds in another case (codes match in any case): 409 SV006, nothing written", async () => {
+    const first = await h.applyManifest(tower({ discounts: [{ key: "old", code: "spring", name: "Old", percentOff: 10 }] }))
+    const res = await h.admin("PUT", "/manifest", tower({ discounts: [{ key: "new", code: "SPRING", name: "New", percentOff: 50 }] }))
+    expect(res.status, JSON.stringify(res.body)).toBe(409)
+    expect(res.body).toMatchObject({ code: "SV006", success: false })
+    const { discountsTable } = await import("../../../adapters/postgres/schema.ts")
+    const rows = await db().select().from(discountsTable).where(eq(discountsTable.projectId, first.projects.tower.id))
+    expect(rows.filter((r) => ["old", "new"].includes(r.key!)).map((r) => [r.key, r.code])).toEqual([["old", "spring"]])
+  })
+
   it("two units of one project with one addressNo in one zone (compared as binding does: trimmed, any case; both without a zone), one unitId, or a unit without zone or unitId whose addressNo another unit has: 400 SV001, a message each", async () => {
     const res = await h.admin("PUT", "/manifest", tower({
       units: [
