@@ -2,12 +2,14 @@ import { boot } from "../../adapters/wiring/boot.ts"
 import { holdStartSignals, onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { routedByTarget } from "../../adapters/http/request-target.ts"
+import { stoppableFetch } from "../../adapters/wiring/arrivals-quiet.ts"
 
 const env = process.env
 const exit = (code: number): never => process.exit(code)
 const signals = holdStartSignals((signal, handler) => process.on(signal, handler), exit)
 const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
 const { port, publicUrl, shutdownGraceMs } = booted.services.config
+const app = stoppableFetch(routedByTarget(booted.app.fetch, `localhost:${port}`))
 // Bun's own body limit closes the connection unanswered (the client's write fails): the app's
 // limit answers 413 instead (adapters/http/request-body.ts), so Bun's stays out of its way.
 // idleTimeout (seconds) matches the Node server's keep-alive timeout (runtimes/node/http-server.ts).
@@ -15,7 +17,7 @@ const server = await startOrExit(
   env,
   async () => {
     try {
-      return Bun.serve({ port, fetch: routedByTarget(booted.app.fetch, `localhost:${port}`), maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 65 })
+      return Bun.serve({ port, fetch: app.fetch, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 65 })
     } catch (e) {
       await booted.close().catch(() => {})
       throw e
@@ -33,7 +35,8 @@ process.on("unhandledRejection", (e) => {
 })
 const shutdown = onShutdownSignal({
   graceMs: shutdownGraceMs,
-  drain: () => server.stop(false),
+  // Bun's stop closes the listener at once: the listen backlog's connections were reset.
+  drain: () => app.stopping().then(() => server.stop(false)),
   cut: () => {
     cutting = true
     return server.stop(true)

@@ -3,6 +3,7 @@ import { holdStartSignals, onShutdownSignal } from "../../adapters/wiring/shutdo
 import { startOrExit } from "../../adapters/config/startup-error.ts"
 import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts"
 import { routedByTarget } from "../../adapters/http/request-target.ts"
+import { stoppableFetch } from "../../adapters/wiring/arrivals-quiet.ts"
 
 const env = Deno.env.toObject()
 const exit = (code: number): never => Deno.exit(code)
@@ -15,11 +16,12 @@ globalThis.addEventListener("unhandledrejection", (e) => {
   booted.services.logger.log("warn", "database connection lost while opening", { error: String(e.reason) })
 })
 const { port, publicUrl, shutdownGraceMs } = booted.services.config
+const app = stoppableFetch(routedByTarget(booted.app.fetch, `localhost:${port}`))
 const server = await startOrExit(
   env,
   async () => {
     try {
-      return Deno.serve({ port, onListen: () => {} }, routedByTarget(booted.app.fetch, `localhost:${port}`))
+      return Deno.serve({ port, onListen: () => {} }, app.fetch)
     } catch (e) {
       await booted.close().catch(() => {})
       throw e
@@ -30,7 +32,8 @@ const server = await startOrExit(
 
 const shutdown = onShutdownSignal({
   graceMs: shutdownGraceMs,
-  drain: () => server.shutdown(),
+  // Deno's shutdown closes the listener at once: the listen backlog's connections were reset.
+  drain: () => app.stopping().then(() => server.shutdown()),
   // Deno has no call that cuts open connections; exiting does, once the database is closed.
   cut: () => {},
   close: booted.close,

@@ -4,6 +4,7 @@ import { Server as NetServer, type Socket } from "node:net"
 import { failureBody } from "../../adapters/http/envelope.ts"
 import { unmetExpectationBody } from "../../adapters/http/request-target.ts"
 import type { Booted } from "../../adapters/wiring/boot.ts"
+import { whenArrivalsQuiet } from "../../adapters/wiring/arrivals-quiet.ts"
 
 /**
  * How long an idle keep-alive connection stays open, announced as `Keep-Alive: timeout=65`.
@@ -73,14 +74,6 @@ const closeSpentConnections = (
   for (const socket of state.sockets)
     if (state.served.has(socket) ? socket._httpMessage == null : listenerClosed && socket.bytesRead === 0) socket.destroySoon()
 }
-/**
- * A stopping server takes the connections waiting in its listen backlog until none has come
- * for BACKLOG_QUIET_MS, and for BACKLOG_MAX_MS at most (a balancer still sending must not hold
- * the stop).
- */
-const BACKLOG_QUIET_MS = 25
-const BACKLOG_MAX_MS = 1_000
-const BACKLOG_CHECK_MS = 5
 /** How often a stopping server closes the connections that have become idle. */
 const DRAIN_SWEEP_MS = 50
 
@@ -95,34 +88,23 @@ const DRAIN_SWEEP_MS = 50
 export const drain = (server: Server): Promise<void> => {
   const state = stateOf.get(server)
   if (state !== undefined) state.stopping = true
-  // The listener closes once no connection has come for BACKLOG_QUIET_MS and through two
-  // polls of the event loop (a busy loop's timer must not close it before a poll has taken the
-  // backlog), and BACKLOG_MAX_MS after the signal at the latest: the connections the kernel had
-  // already accepted (the listen backlog) are taken and answered (Connection: close) instead of
-  // reset when it closes (an operator review: 1-3 of 160 concurrent creates at a SIGTERM, and
-  // most of a burst's backlog under load). net.Server's close: http.Server's first closes every
-  // connection without a request under way, a connection accepted a moment ago too.
+  // The listener closes once no connection has come for a moment (whenArrivalsQuiet): the
+  // connections the kernel had already accepted (the listen backlog) are taken and answered
+  // (Connection: close) instead of reset when it closes (an operator review: 1-3 of 160
+  // concurrent creates at a SIGTERM, and most of a burst's backlog under load). net.Server's
+  // close: http.Server's first closes every connection without a request under way, a
+  // connection accepted a moment ago too.
   let listenerClosedAt: number | undefined
-  const closed = new Promise<void>((resolve) => {
-    const signalled = Date.now()
-    let last = signalled
-    let quietChecks = 0
-    const taken = () => {
-      last = Date.now()
-      quietChecks = 0
-    }
-    server.on("connection", taken)
-    // Timer callbacks of two event-loop iterations have a poll between them.
-    const check = () => {
-      const now = Date.now()
-      if ((++quietChecks >= 2 && now - last >= BACKLOG_QUIET_MS) || now - signalled >= BACKLOG_MAX_MS) {
-        server.off("connection", taken)
-        listenerClosedAt = now
+  const closed = whenArrivalsQuiet((arrived) => {
+    server.on("connection", arrived)
+    return () => server.off("connection", arrived)
+  }).then(
+    () =>
+      new Promise<void>((resolve) => {
+        listenerClosedAt = Date.now()
         NetServer.prototype.close.call(server, () => resolve())
-      } else setTimeout(check, BACKLOG_CHECK_MS)
-    }
-    setTimeout(check, BACKLOG_CHECK_MS)
-  })
+      }),
+  )
   for (const socket of state?.sockets ?? []) {
     const res = socket._httpMessage as (ServerResponse & { headersSent: boolean }) | null | undefined
     if (res == null) continue

@@ -145,8 +145,9 @@ describe("SIGTERM to the npm script stops the server within its bound", () => {
     expect(Date.now() - sent).toBeLessThan(5_000)
   })
 
-  it("on node: a SIGTERM amid a burst of new connections answers every connection the kernel had taken, none reset", { timeout: 120_000 }, async () => {
-    const s = spawnServer("node", { KEYSPACE_DATA_DIR: "memory", KEYSPACE_ADMIN_TOKEN: "signals-admin-token-0123456", KEYSPACE_LOG_LEVEL: "silent" })
+  for (const runtime of RUNTIMES)
+  it(`on ${runtime}: a SIGTERM amid a burst of new connections answers every connection the kernel had taken, none reset`, { timeout: 120_000 }, async () => {
+    const s = spawnServer(runtime, { KEYSPACE_DATA_DIR: "memory", KEYSPACE_ADMIN_TOKEN: "signals-admin-token-0123456", KEYSPACE_LOG_LEVEL: "silent" })
     started.push(s)
     const port = await s.listening(120_000)
     const outcomes: string[] = []
@@ -172,7 +173,7 @@ describe("SIGTERM to the npm script stops the server within its bound", () => {
     const { code } = await s.exited(30_000)
     expect(code).toBe(0)
     // Every one answered: none reset unanswered.
-    expect(outcomes.filter((o) => o !== "200"), outcomes.join(" ")).toEqual([])
+    expect(outcomes.filter((o) => o !== "200"), `${runtime}: ${outcomes.join(" ")}`).toEqual([])
   })
 
   for (const runtime of RUNTIMES)
