@@ -1,6 +1,6 @@
 import postgres from "postgres"
 
-/** The PostgreSQL server tests use: DATABASE_URL, or the local CI server's `test` database. */
+/** The PostgreSQL server tests use: TEST_DATABASE_URL, or the local CI server's `test` database. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 
 /**
