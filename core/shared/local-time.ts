@@ -118,7 +118,8 @@ export const formatLocalDate = (date: LocalDate): string =>
 // --- time of day -------------------------------------------------------------------------
 
 /** The HH:mm:ss format of asset configuration times (spec convention 4). */
-export const TIME_OF_DAY_PATTERN = /^([01]\d|2[0-3]):([0-5]\d):([0-5]\d)$/
+// `u`: Effect exports the pattern to the OpenAPI document only with it (core/shared/ids.ts).
+export const TIME_OF_DAY_PATTERN = /^([01]\d|2[0-3]):([0-5]\d):([0-5]\d)$/u
 
 /** Seconds since local midnight of "HH:mm:ss", or undefined when malformed. */
 export const parseTimeOfDay = (text: string): number | undefined => {

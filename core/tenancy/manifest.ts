@@ -115,9 +115,9 @@ const WebhookAuth = Schema.Union([
     scheme: Schema.Literal("custom-header"),
     headers: Schema.Array(
       Schema.Struct({
-        name: Schema.String.check(Schema.isPattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: "must be an HTTP header name" })),
+        name: Schema.String.check(Schema.isPattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/u, { message: "must be an HTTP header name" })),
         // RFC 9110 field-value: visible characters, spaces and tabs; never CR or LF.
-        value: Schema.String.check(Schema.isPattern(/^[\t\x20-\x7e\x80-\xff]*$/, { message: "must be an HTTP header value (no control characters)" })),
+        value: Schema.String.check(Schema.isPattern(/^[\t\x20-\x7e\x80-\xff]*$/u, { message: "must be an HTTP header value (no control characters)" })),
       }),
     ).check(
       Schema.isMinLength(1),
@@ -132,7 +132,7 @@ const WebhookAuth = Schema.Union([
 
 export const ManifestWebhook = Schema.Struct({
   key: Key,
-  url: Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s/]+/, { message: "must be an absolute URL" })),
+  url: Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s/]+/u, { message: "must be an absolute URL" })),
   secret: Characters(32, 256),
   events: Schema.Array(EventType),
   auth: Schema.optionalKey(WebhookAuth),
@@ -171,7 +171,7 @@ export const ManifestProject = Schema.Struct({
         key: Key,
         firstName: Text,
         lastName: Schema.String,
-        email: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[^@\s]+@[^@\s]+$/, { message: "must be an email address" }))),
+        email: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[^@\s]+@[^@\s]+$/u, { message: "must be an email address" }))),
         phone: Schema.optionalKey(Schema.String),
         employeeId: Schema.optionalKey(Characters(1, 64)),
         role: Schema.optionalKey(Schema.Literals(["member", "admin"])),

@@ -27,7 +27,8 @@ const DateTime = Schema.String.annotate({
   description: "ISO 8601 with offset.",
 })
 const NullableString = Schema.NullOr(Schema.String)
-const Int = Schema.Number.check(Schema.isInt())
+/** Every integer the service answers with is a count, a lifetime or a status: never negative. */
+const Int = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 export const TokenResponse = id("TokenResponse")(
   Schema.Struct({
@@ -93,7 +94,7 @@ const assetFields = {
   _id: Schema.String,
   name: Schema.String,
   email: Schema.String,
-  capacity: Schema.Int,
+  capacity: Int,
   brandId: Schema.String,
   projectId: Schema.String,
   zoneId: Schema.String,
@@ -131,7 +132,7 @@ export const MeetingRoom = id("MeetingRoom")(
 export const Desk = id("Desk")(
   Schema.Struct({
     ...assetFields,
-    index: Schema.Int,
+    index: Int,
     status: Schema.Literals(["active", "inactive", "in-used", "reserved", "suspended"]),
   }),
 )
@@ -292,7 +293,7 @@ export const Meeting = id("Meeting")(
         responseStatus: Schema.optionalKey(Schema.String),
       }),
     ),
-    estimatedAttendance: Schema.optionalKey(Schema.Int),
+    estimatedAttendance: Schema.optionalKey(Int),
     payment: Schema.optionalKey(Payment),
     billingSummaries: Schema.Array(BillingSummary),
     histories: Schema.Array(MeetingHistory),
@@ -407,7 +408,7 @@ export const DeliveryLogEntry = id("DeliveryLogEntry")(
     attempts: Schema.Array(
       Schema.Struct({
         time: DateTime,
-        statusCode: Schema.optionalKey(Schema.Int),
+        statusCode: Schema.optionalKey(Int),
         error: Schema.optionalKey(Schema.String),
         durationMs: Schema.Number,
       }),

@@ -18,7 +18,7 @@ import { OffsetDateTime, QueryInt } from "./text-rules.ts"
 export { OffsetDateTime, QueryInt }
 
 const Email = Schema.String.annotate({ format: "email" }).check(
-  Schema.isPattern(/^[^@\s\u0000]+@[^@\s\u0000]+\.[^@\s\u0000]+$/, { message: "must be an email address" }),
+  Schema.isPattern(/^[^@\s\u0000]+@[^@\s\u0000]+\.[^@\s\u0000]+$/u, { message: "must be an email address" }),
   hasCharacters(0, 320),
 )
 
@@ -37,7 +37,7 @@ export const TimePeriod = Schema.Literals(TIME_PERIODS)
 export const PAYMENT_CHANNELS = ["prompt-pay", "credit-card", "alipay", "true-money", "we-chat"] as const
 
 const HttpUrl = Schema.String.annotate({ format: "uri" }).check(
-  Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/i, { message: "must be an absolute http(s) URI" }),
+  Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/iu, { message: "must be an absolute http(s) URI" }),
   hasCharacters(0, 2048),
 )
 

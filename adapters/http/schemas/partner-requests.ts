@@ -16,7 +16,7 @@ import { OffsetDateTime } from "./text-rules.ts"
 const Text = Characters
 
 const Email = Schema.String.annotate({ format: "email" }).check(
-  Schema.isPattern(/^\s*[^@\s]+@[^@\s]+\.[^@\s]+\s*$/, { message: "must be an email address" }),
+  Schema.isPattern(/^\s*[^@\s]+@[^@\s]+\.[^@\s]+\s*$/u, { message: "must be an email address" }),
   hasCharacters(0, 320),
 )
 

@@ -51,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Meeting room with its booking calendar */
+        /**
+         * Meeting room with its booking calendar
+         * @description The room as GET /meeting-rooms shows it, with its bookings between from and to (both optional date-times with an offset; to must be after from). 404 when the room is unknown or outside the caller's projects.
+         */
         get: operations["getMeetingRoom"];
         put?: never;
         post?: never;
@@ -88,7 +91,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Desk with its booking calendar */
+        /**
+         * Desk with its booking calendar
+         * @description The desk as GET /desks shows it, with its bookings between from and to (both optional date-times with an offset; to must be after from). 404 when the desk is unknown or outside the caller's projects.
+         */
         get: operations["getDesk"];
         put?: never;
         post?: never;
@@ -321,7 +327,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the service clock */
+        /**
+         * Read the service clock
+         * @description The service clock every rule and timer runs on: `system`, or `manual` (KEYSPACE_CLOCK=manual), which only POST /admin/v1/clock/advance moves.
+         */
         get: operations["getClock"];
         put?: never;
         post?: never;
@@ -360,7 +369,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject a booking (administrator decline) */
+        /**
+         * Reject a booking (administrator decline)
+         * @description The administrator decline: a booking in any status but done, cancelled and rejected becomes `rejected` (a series: its current occurrence) and a CANCEL event without a reason is sent. 409 SV006 from a terminal status.
+         */
         post: operations["rejectMeeting"];
         delete?: never;
         options?: never;
@@ -395,7 +407,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery log of a webhook */
+        /**
+         * Delivery log of a webhook
+         * @description Newest first: each delivery's id, event type, state (`pending`, `delivered`, `failed`) and attempts (time, and the receiver's status code or the error), paginated by limit and offset.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -434,7 +449,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a delivery again (same id) */
+        /**
+         * Send a delivery again (same id)
+         * @description Queues that delivery again with the same id (receivers de-duplicate on it) and a fresh budget of attempts; its earlier attempts stay in the log. 409 SV006 while the webhook is disabled.
+         */
         post: operations["redeliverDelivery"];
         delete?: never;
         options?: never;
@@ -513,7 +531,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 document */
+        /**
+         * This OpenAPI 3.1 document
+         * @description This document, served by the running server: `servers` is its KEYSPACE_PUBLIC_URL.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -550,7 +571,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Script of the API reference page */
+        /**
+         * Script of the API reference page
+         * @description The script the reference page at /docs loads (served locally: the page needs no network).
+         */
         get: operations["getApiReferenceScript"];
         put?: never;
         post?: never;
@@ -4898,6 +4922,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "SV005";
+                    };
+                };
+            };
+            /** @description `SV006`: State conflict. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV006";
                     };
                 };
             };

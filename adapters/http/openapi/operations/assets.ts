@@ -36,6 +36,9 @@ export const assetsGroup = defineGroup({
       operationId: "getMeetingRoom",
       tag: "Assets",
       summary: "Meeting room with its booking calendar",
+      description:
+        "The room as GET /meeting-rooms shows it, with its bookings between from and to (both optional " +
+        "date-times with an offset; to must be after from). 404 when the room is unknown or outside the caller's projects.",
       security: "bearer",
       pathParams: IdParam,
       query: CalendarQuery,
@@ -70,6 +73,9 @@ export const assetsGroup = defineGroup({
       operationId: "getDesk",
       tag: "Assets",
       summary: "Desk with its booking calendar",
+      description:
+        "The desk as GET /desks shows it, with its bookings between from and to (both optional " +
+        "date-times with an offset; to must be after from). 404 when the desk is unknown or outside the caller's projects.",
       security: "bearer",
       pathParams: IdParam,
       query: CalendarQuery,

@@ -116,6 +116,8 @@ export const serviceGroup = defineGroup({
       operationId: "getOpenApiDocument",
       tag: "Service",
       summary: "This OpenAPI 3.1 document",
+      description:
+        "This document, served by the running server: `servers` is its KEYSPACE_PUBLIC_URL.",
       security: "none",
       responses: [
         {
@@ -141,6 +143,8 @@ export const serviceGroup = defineGroup({
       operationId: "getApiReferenceScript",
       tag: "Service",
       summary: "Script of the API reference page",
+      description:
+        "The script the reference page at /docs loads (served locally: the page needs no network).",
       security: "none",
       responses: [{ status: 200, description: "JavaScript.", contentType: "text/javascript" }],
     },
@@ -221,6 +225,9 @@ export const operatorGroup = defineGroup({
       operationId: "getClock",
       tag: "Operator",
       summary: "Read the service clock",
+      description:
+        "The service clock every rule and timer runs on: `system`, or `manual` (KEYSPACE_CLOCK=manual), " +
+        "which only POST /admin/v1/clock/advance moves.",
       security: "operator",
       responses: [{ status: 200, description: "Clock.", data: ClockState }],
     },

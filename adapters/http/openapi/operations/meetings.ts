@@ -193,6 +193,10 @@ export const operatorMeetingsGroup = defineGroup({
       operationId: "rejectMeeting",
       tag: "Operator",
       summary: "Reject a booking (administrator decline)",
+      description:
+        "The administrator decline: a booking in any status but done, cancelled and rejected becomes " +
+        "`rejected` (a series: its current occurrence) and a CANCEL event without a reason is sent. " +
+        "409 SV006 from a terminal status.",
       security: "operator",
       pathParams: IdParam,
       body: { schema: RejectMeetingRequest, required: false },

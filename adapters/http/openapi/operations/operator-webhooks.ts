@@ -38,6 +38,9 @@ export const operatorWebhooksGroup = defineGroup({
       operationId: "listWebhookDeliveries",
       tag: "Operator",
       summary: "Delivery log of a webhook",
+      description:
+        "Newest first: each delivery's id, event type, state (`pending`, `delivered`, `failed`) and " +
+        "attempts (time, and the receiver's status code or the error), paginated by limit and offset.",
       security: "operator",
       pathParams: IdParam,
       query: DeliveriesQuery,
@@ -69,10 +72,13 @@ export const operatorWebhooksGroup = defineGroup({
       operationId: "redeliverDelivery",
       tag: "Operator",
       summary: "Send a delivery again (same id)",
+      description:
+        "Queues that delivery again with the same id (receivers de-duplicate on it) and a fresh budget of " +
+        "attempts; its earlier attempts stay in the log. 409 SV006 while the webhook is disabled.",
       security: "operator",
       pathParams: IdParam,
       responses: [{ status: 202, description: "Queued.", data: Schema.Unknown }],
-      errors: ["NotFound"],
+      errors: ["NotFound", "StateConflict"],
     },
   ],
 })
