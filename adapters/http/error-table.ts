@@ -71,14 +71,22 @@ interface Row<E> {
   readonly data?: (e: E) => unknown
 }
 
+/** Messages one answer names: a manifest of thousands of bad rows must not answer megabytes. */
+export const MAX_MESSAGES_SHOWN = 1_000
+
+const atMostShown = (messages: readonly string[]): readonly string[] =>
+  messages.length <= MAX_MESSAGES_SHOWN
+    ? messages
+    : [...messages.slice(0, MAX_MESSAGES_SHOWN), `and ${messages.length - MAX_MESSAGES_SHOWN} more violations`]
+
 /** One row per failure tag: a missing row or a row for a tag nobody raises does not compile. */
 export type RowsFor<E extends { readonly _tag: string }> = { readonly [K in E["_tag"]]: Row<Extract<E, { _tag: K }>> }
 type Table = RowsFor<AppError>
 
 /** THE tag -> HTTP status + spec code table (spec, Errors). */
 export const errorTable: Table = {
-  ValidationFailed: { status: 400, code: "SV001", message: (e) => e.messages },
-  BookingRuleViolated: { status: 400, code: "SV001", message: (e) => e.messages },
+  ValidationFailed: { status: 400, code: "SV001", message: (e) => atMostShown(e.messages) },
+  BookingRuleViolated: { status: 400, code: "SV001", message: (e) => atMostShown(e.messages) },
   Unauthenticated: { status: 401, code: "SV002", message: (e) => e.reason },
   SubjectUnresolved: { status: 401, code: "SV223", message: () => "subject could not be resolved" },
   Forbidden: { status: 403, code: "SV003", message: (e) => e.reason },

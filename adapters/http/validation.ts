@@ -45,7 +45,7 @@ export const decodeAll = <T extends ReadonlyArray<() => unknown>>(...steps: T): 
       values.push(step())
     } catch (e) {
       if (!(e instanceof ValidationFailed)) throw e
-      messages.push(...e.messages)
+      for (const m of e.messages) messages.push(m) // a spread of a huge list overflows the stack
     }
   }
   // Two steps over one body both name its NUL faults.
@@ -62,13 +62,31 @@ const MAX_NUL_MESSAGES = 50
 
 const shown = (key: string) => key.replaceAll(NUL, "\\u0000")
 
+/** The faults of text PostgreSQL cannot store, looked for in every string and field name. */
+interface TextRule {
+  readonly faulty: (text: string) => boolean
+  readonly value: string
+  readonly key: string
+}
+const NO_NUL: TextRule = {
+  faulty: (text) => text.includes(NUL),
+  value: "must not contain NUL characters",
+  key: "field names must not contain NUL characters",
+}
+const NO_LONE_SURROGATE: TextRule = {
+  faulty: (text) => LONE_SURROGATE.test(text),
+  value: "must be well-formed Unicode (no lone surrogates)",
+  key: "field names must be well-formed Unicode (no lone surrogates)",
+}
+
 /**
- * THE rule for U+0000 in client input: PostgreSQL text and jsonb cannot hold it, so every JSON
- * body and query string is refused at decode time (400 SV001, one message per field, named by
- * its path as schema messages are, beside the schema's own), before any SQL sees it. Iterative: a deeply
- * nested body that JSON.parse accepted must not overflow the stack here.
+ * THE rule for U+0000 and lone UTF-16 surrogates in client input: PostgreSQL text and jsonb
+ * cannot hold them, so every JSON body and query string is refused at decode time (400 SV001,
+ * one message per field, named by its path as schema messages are, beside the schema's own),
+ * before any SQL sees it. Iterative: a deeply nested body that JSON.parse accepted must not
+ * overflow the stack here.
  */
-export const nulViolations = (value: unknown): string[] => {
+export const textViolations = (value: unknown, rules: readonly TextRule[] = [NO_NUL, NO_LONE_SURROGATE]): string[] => {
   const messages: string[] = []
   let more = 0
   // A value's path is built only when it is reported: from its parent chain.
@@ -88,7 +106,7 @@ export const nulViolations = (value: unknown): string[] => {
     const visit = stack.pop()!
     const v = visit.value
     if (typeof v === "string") {
-      if (v.includes(NUL)) report(() => `${pathOf(visit) || "body"}: must not contain NUL characters`)
+      for (const rule of rules) if (rule.faulty(v)) report(() => `${pathOf(visit) || "body"}: ${rule.value}`)
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], parent: visit, key: String(i) })
     } else if (typeof v === "object" && v !== null) {
@@ -96,18 +114,21 @@ export const nulViolations = (value: unknown): string[] => {
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!
         const child: Visit = { value: (v as Record<string, unknown>)[key], parent: visit, key }
-        if (key.includes(NUL)) report(() => `${pathOf(child)}: field names must not contain NUL characters`)
+        for (const rule of rules) if (rule.faulty(key)) report(() => `${pathOf(child)}: ${rule.key}`)
         stack.push(child)
       }
     }
   }
-  if (more > 0) messages.push(`body: ${more} more fields contain NUL characters`)
+  if (more > 0) messages.push(`body: ${more} more fields contain NUL characters or lone surrogates`)
   return messages
 }
 
-/** Keeps the NUL faults of a value just read for its decode (decodeOrFail), which refuses it. */
-const noteNul = (value: object) => {
-  const messages = nulViolations(value)
+/** NUL faults only: a form or query, whose text cannot hold a lone surrogate. */
+export const nulViolations = (value: unknown): string[] => textViolations(value, [NO_NUL])
+
+/** Keeps the text faults of a value just read for its decode (decodeOrFail), which refuses it. */
+const noteTextFaults = (value: object, rules: readonly TextRule[]) => {
+  const messages = textViolations(value, rules)
   if (messages.length > 0) nulFaults.set(value, messages)
 }
 
@@ -141,8 +162,32 @@ export const nestsDeeperThan = (text: string, max: number): boolean => {
   return false
 }
 
-/** The request body as JSON; malformed JSON or a non-object body is 400 SV001. */
-export const readJson = async (c: Context, options: { optional?: boolean } = {}): Promise<unknown> => {
+/**
+ * More items than any array of a request takes (attendees: 500), but for the manifest's. Checked
+ * before the schema: a body of 500,000 bad items held the event loop for seconds to name each.
+ */
+export const MAX_ARRAY_ITEMS = 1_000
+
+/** Arrays longer than `max`, each named by its path; iterative like nulViolations. */
+export const oversizedArrays = (value: unknown, max: number): string[] => {
+  const messages: string[] = []
+  const stack: Array<{ readonly value: unknown; readonly path: string }> = [{ value, path: "" }]
+  while (stack.length > 0 && messages.length < MAX_NUL_MESSAGES) {
+    const { value: v, path } = stack.pop()!
+    if (Array.isArray(v)) {
+      if (v.length > max) messages.push(`${path || "body"}: at most ${max} items (${v.length} sent)`)
+      else for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: path ? `${path}.${i}` : String(i) })
+    } else if (typeof v === "object" && v !== null)
+      for (const [key, child] of Object.entries(v)) stack.push({ value: child, path: path ? `${path}.${shown(key)}` : shown(key) })
+  }
+  return messages
+}
+
+/**
+ * The request body as JSON; malformed JSON or a non-object body is 400 SV001, and so is an array
+ * of more than MAX_ARRAY_ITEMS unless `largeArrays` (the manifest: its size bounds it).
+ */
+export const readJson = async (c: Context, options: { optional?: boolean; largeArrays?: boolean } = {}): Promise<unknown> => {
   const text = await c.req.text().catch(() => {
     throw bodyBrokeOff(c)
   })
@@ -153,28 +198,26 @@ export const readJson = async (c: Context, options: { optional?: boolean } = {})
   if (nestsDeeperThan(text, MAX_JSON_DEPTH))
     throw new ValidationFailed({ messages: [`body: JSON nested deeper than ${MAX_JSON_DEPTH} levels`] })
   let value: unknown
-  let illFormed = false
   try {
-    // A lone UTF-16 surrogate ("\ud800") is valid JSON but not valid text for PostgreSQL. Only
-    // a text with a surrogate escape or a raw lone surrogate can hold one: the rest parse
-    // without a reviver (a reviver call per value made the parse of a create 3-6x slower).
-    value =
-      SURROGATE_ESCAPE.test(text) || LONE_SURROGATE.test(text)
-        ? JSON.parse(text, (key, v: unknown) => {
-            if (LONE_SURROGATE.test(key) || (typeof v === "string" && LONE_SURROGATE.test(v))) illFormed = true
-            return v
-          })
-        : JSON.parse(text)
+    value = JSON.parse(text)
   } catch {
     throw new ValidationFailed({ messages: ["body: malformed JSON"] })
   }
-  if (illFormed)
-    throw new ValidationFailed({ messages: ["body: strings must be well-formed Unicode (no lone surrogates)"] })
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new ValidationFailed({ messages: ["body: must be a JSON object"] })
-  // JSON text holds a NUL only as the escape \u0000 (a raw one is malformed JSON): without it
-  // the walk is skipped. It named every value of a body, a second of CPU for a crafted megabyte.
-  if (text.includes("\\u0000")) noteNul(value)
+  // An array of more than MAX_ARRAY_ITEMS takes at least two characters an item.
+  if (!options.largeArrays && text.length > 2 * MAX_ARRAY_ITEMS) {
+    const oversized = oversizedArrays(value, MAX_ARRAY_ITEMS)
+    if (oversized.length > 0) throw new ValidationFailed({ messages: oversized })
+  }
+  // JSON text holds a NUL only as the escape \u0000 (a raw one is malformed JSON), and a lone
+  // surrogate only as an escape or raw: without them the walk is skipped (it named every value
+  // of a body, a second of CPU for a crafted megabyte).
+  const rules = [
+    ...(text.includes("\\u0000") ? [NO_NUL] : []),
+    ...(SURROGATE_ESCAPE.test(text) || LONE_SURROGATE.test(text) ? [NO_LONE_SURROGATE] : []),
+  ]
+  if (rules.length > 0) noteTextFaults(value, rules)
   return value
 }
 
@@ -194,6 +237,6 @@ export const readQuery = (c: Context, arrayKeys: readonly string[] = []): Record
       out[key] = values[values.length - 1]
     }
   }
-  noteNul(out)
+  noteTextFaults(out, [NO_NUL])
   return out
 }

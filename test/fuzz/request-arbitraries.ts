@@ -1,6 +1,6 @@
 import { Result, Schema } from "effect"
 import fc from "fast-check"
-import { nulViolations } from "../../adapters/http/validation.ts"
+import { textViolations } from "../../adapters/http/validation.ts"
 
 /**
  * fast-check arbitraries for the valid inputs of every request schema, plus the mutations
@@ -10,9 +10,9 @@ import { nulViolations } from "../../adapters/http/validation.ts"
  * Schemas*: `decodes(schema, value)` decides what counts as valid, never the generator.
  */
 
-/** What the server decodes: the decode-time NUL rule first, then the request schema. */
+/** What the server decodes: the decode-time text rules (NUL, lone surrogates) and the request schema. */
 export const decodes = (schema: Schema.Top, value: unknown): boolean =>
-  nulViolations(value).length === 0 &&
+  textViolations(value).length === 0 &&
   Result.isSuccess(Schema.decodeUnknownResult(schema as never)(value) as Result.Result<unknown, unknown>)
 
 const HEX = "0123456789abcdef"

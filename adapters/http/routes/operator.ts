@@ -16,7 +16,7 @@ export const operatorRoutes = (s: HttpDeps) => {
   const tenancy = s.runtime.runSync(Tenancy)
   return new Hono<AppEnv>()
     .put("/manifest", async (c) => {
-      const manifest = decodeOrFail(Manifest, await readJson(c))
+      const manifest = decodeOrFail(Manifest, await readJson(c, { largeArrays: true }))
       // Webhook URL policy (SSRF rules) is the edge's; the use case reports it with the reference errors.
       const urlErrors = registrationUrlErrors(manifest.projects ?? [], { allowInsecure: s.config.allowInsecureWebhooks })
       return run(c, tenancy.applyManifest(manifest, urlErrors), (ids) => ok(c, ids))

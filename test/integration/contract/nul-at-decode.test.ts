@@ -96,6 +96,16 @@ describe("a NUL character anywhere in a JSON body or query string is 400 SV001 n
     expect(token.body.message.filter((m: string) => m === NUL_MESSAGE("grant_type"))).toHaveLength(1)
   })
 
+  it("a lone UTF-16 surrogate is named by its field, beside the request's other faults", async () => {
+    const res = await h.request("POST", "/meetings", {
+      token: w.alice,
+      body: `{"meetingRoomId":"${w.hq.rooms.orchid}","title":"Sy\\ud800nc","startDateTime":"${at(1, "10:00")}","endDateTime":"soon"}`,
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toContain("title: must be well-formed Unicode (no lone surrogates)")
+    expect(res.body.message.some((m: string) => m.startsWith("endDateTime:"))).toBe(true)
+  })
+
   it("query strings of the spec and operator surfaces", async () => {
     const get = (path: string, token = w.app) => h.request("GET", path, { token })
     expectNul(await get(`/meeting-rooms?projectId=${w.hq.id}&name=Lo%00tus`), "name")
