@@ -11,6 +11,7 @@ import {
   toEpochDay,
   truncateToMinute,
   weekdayOf,
+  withinStoredYears,
   type LocalDate,
   type Weekday,
 } from "../shared/local-time.ts"
@@ -278,6 +279,9 @@ export const resolveTimePeriod = (
     )
   }
   const whole = span(date, bounds, timeZone)
+  // A local day at either end of the calendar (9999-12-31 UTC is 10000-01-01 in Bangkok).
+  if (!withinStoredYears(whole.start) || !withinStoredYears(whole.end))
+    return Result.fail(`the ${period} period of ${formatLocalDate(date)} falls outside the years 0001-9999 in UTC`)
   if (start >= whole.end) {
     return Result.fail(
       `the ${period} period of ${formatLocalDate(date)} ended at ${formatSecondsOfDay(bounds.end)}`,

@@ -345,9 +345,12 @@ export const parseOffsetDateTime = (text: string): Result.Result<number, string>
   const instant = utcMs(year, month, day, hour * 3600 + minute * 60) - offsetMinutes * 60_000
   // Years 0001-9999 in UTC: an offset can carry 0001-01-01 or 9999-12-31 outside them, where the
   // instant's ISO text (year 0000, or +010000) is no date PostgreSQL reads.
-  if (instant < FIRST_INSTANT || instant >= END_INSTANT) return Result.fail("must fall within the years 0001-9999 in UTC")
+  if (!withinStoredYears(instant)) return Result.fail("must fall within the years 0001-9999 in UTC")
   return Result.succeed(instant)
 }
+
+/** Whether an instant lies in the years 0001-9999 in UTC, the only ones a date-time may name. */
+export const withinStoredYears = (instant: number): boolean => instant >= FIRST_INSTANT && instant < END_INSTANT
 
 const FIRST_INSTANT = utcMs(1, 1, 1)
 const END_INSTANT = utcMs(10_000, 1, 1)

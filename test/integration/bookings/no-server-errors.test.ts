@@ -37,6 +37,9 @@ describe.each(ENGINES)("hostile input never gives a 500 on %s", (engine) => {
       { ...base, discountCode: "\u0000" }, { ...base, meetingRoomId: { $ne: null } }, { ...base, __proto__: { x: 1 } },
       { deskId: w.hq.desks.d1, title: "x", startDateTime: "9999-12-31T10:00:00+07:00", timePeriod: "allDay" },
       { deskId: w.hq.desks.d1, title: "x", startDateTime: "1970-01-01T00:00:00Z", timePeriod: "morning" },
+      // 9999-12-31 UTC is 10000-01-01 in Bangkok: a period of a day no date-time can name.
+      { deskId: w.hq.desks.d1, title: "x", startDateTime: "9999-12-31T23:59:00Z", timePeriod: "morning" },
+      { deskId: w.hq.desks.d1, title: "x", startDateTime: "9999-12-31T23:59:00Z", timePeriod: "allDay", draft: true },
     ]
     for (const body of bodies) {
       const res = await h.request("POST", "/meetings", { token: w.app, body: body === null ? "null" : body })
@@ -56,6 +59,7 @@ describe.each(ENGINES)("hostile input never gives a 500 on %s", (engine) => {
       `/meeting-rooms?${qs({ projectId: w.hq.id, startDateTime: "9999-12-31T00:00:00Z", endDateTime: "9999-12-31T23:00:00Z" })}`,
       `/meeting-rooms?${qs({ projectId: w.hq.id, minCapacity: "99999999999999999999" })}`,
       `/desks?${qs({ startDateTime: "9999-12-31T00:00:00Z", timePeriod: "allDay" })}`,
+      `/desks?${qs({ projectId: w.hq.id, startDateTime: "9999-12-31T23:59:00Z", timePeriod: "morning" })}`,
       `/desks?${qs({ startDateTime: "0001-01-01T00:00:00Z", timePeriod: "morning", email: "%" })}`,
       `/desks?limit=1e3&offset=0x10`,
       `/desks/${w.hq.desks.d1}?${qs({ from: "9999-12-31T00:00:00Z", to: "0001-01-01T00:00:00Z" })}`,
@@ -75,6 +79,11 @@ describe.each(ENGINES)("hostile input never gives a 500 on %s", (engine) => {
         expectClientAnswer(await h.request("POST", `/meetings/${meetingId}/${action}`, { token: w.bob, body }), `${action} ${JSON.stringify(body)}`)
       }
     }
+    const desk = await h.request("POST", "/meetings", { token: w.alice, body: { deskId: w.hq.desks.d1, title: "x", startDateTime: at(2, "08:00"), timePeriod: "morning" } })
+    expect(desk.status).toBe(201)
+    const far = await h.request("PATCH", `/meetings/${desk.body.data._id}`, { token: w.alice, body: { startDateTime: "9999-12-31T23:59:00Z", timePeriod: "allDay" } })
+    expect(far.status).toBe(400)
+    expect(far.body.message).toEqual([expect.stringContaining("falls outside the years 0001-9999 in UTC")])
     expectClientAnswer(await h.admin("POST", `/meetings/${meetingId}/reject`, [1]), "reject array")
     expectClientAnswer(await h.admin("POST", `/meetings/${meetingId}/reject`, { reason: "\u0000" }), "reject nul")
   })
