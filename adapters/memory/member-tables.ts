@@ -3,7 +3,7 @@ import type { DeviceCommand } from "../../core/member/device-access.ts"
 import type { MemberLink, MembershipRecord, UserRecord } from "../../core/member/records.ts"
 import type { MemberCard } from "../../core/member/state.ts"
 import type { ManifestProject } from "../../core/tenancy/manifest.ts"
-import type { ManifestIds } from "../../core/tenancy/manifest-ids.ts"
+import { emptyManifestIds, type ManifestIds } from "../../core/tenancy/manifest-ids.ts"
 import type { MemoryDbShape } from "./memory-db.ts"
 
 /**
@@ -39,7 +39,7 @@ export interface StoredToken extends NewToken {
 }
 
 export const tenancyTable = (db: MemoryDbShape) =>
-  db.table<Tenancy>("tenancy", () => ({ ids: { projects: {}, apps: {} }, projects: new Map(), apps: new Map() }))
+  db.table<Tenancy>("tenancy", () => ({ ids: emptyManifestIds(), projects: new Map(), apps: new Map() }))
 
 export const memberTable = (db: MemoryDbShape) =>
   db.table<MemberRows>("members", () => ({

@@ -8,7 +8,7 @@ import { APP_ID_TAKEN, ManifestStore, type ManifestApplied } from "../../core/po
 import { Secrets } from "../../core/ports/secrets.ts"
 import { StateConflict } from "../../core/shared/errors.ts"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
-import { emptyProjectIds, type ManifestIds, type ProjectIds } from "../../core/tenancy/manifest-ids.ts"
+import { emptyManifestIds, emptyProjectIds, keyMap, type ManifestIds, type ProjectIds } from "../../core/tenancy/manifest-ids.ts"
 import { execute, PG_UNIQUE_VIOLATION, pgErrorOf, type Queryable, type Tx } from "./database.ts"
 import {
   accessGroupsTable,
@@ -139,7 +139,7 @@ const upsertKeyed = async <T extends PgTable & { id: unknown; key: unknown; proj
   fresh: boolean,
   onChange?: (row: Record<string, unknown>, changed: Record<string, unknown>) => void,
 ): Promise<Record<string, string>> => {
-  const ids: Record<string, string> = {}
+  const ids = keyMap()
   const existing = new Map<string, Record<string, unknown>>()
   if (!fresh)
     for (const keys of chunksOf(items.map((i) => i.key), KEYS_PER_LOOKUP)) {
@@ -200,7 +200,7 @@ const secretHashOf = async (s: Deps, tx: Tx, key: string, secret: string): Promi
 
 /** Applies the manifest in the caller's transaction: the key -> id map, and the rooms and desks retimed. */
 const applyManifest = async (s: Deps, tx: Tx, m: Manifest): Promise<ManifestApplied> => {
-  const out: ManifestIds = { projects: {}, apps: {} }
+  const out = emptyManifestIds()
   const retimedAssets: string[] = []
   /** A room or desk whose new config plans its bookings' ticks differently. */
   const retimedAsset = (row: Record<string, unknown>, changed: Record<string, unknown>) => {
@@ -478,7 +478,7 @@ const upsertUsers = async (
   for (const part of chunksOf(viaMembership, KEYS_PER_LOOKUP))
     for (const u of await tx.select().from(usersTable).where(inArray(usersTable.id, part))) rows.set(u.id, u)
 
-  const ids: Record<string, string> = {}
+  const ids = keyMap()
   const newUsers: Record<string, unknown>[] = []
   const userUpdates: Array<() => Promise<unknown>> = []
   // In the manifest's order: a new membership's upsert, or an existing one's update.
@@ -592,7 +592,7 @@ const upsertUser = async (s: Deps, tx: Tx, projectId: string, u: ManifestUser): 
  * demo seed printed on the first start).
  */
 const readManifestIds = async (db: Queryable): Promise<ManifestIds> => {
-  const out: ManifestIds = { projects: {}, apps: {} }
+  const out = emptyManifestIds()
   const byProject = new Map<string, ProjectIds>()
   for (const p of await db.select().from(projectsTable).orderBy(projectsTable.key)) {
     const ids: ProjectIds = emptyProjectIds(p.id, p.brandId)

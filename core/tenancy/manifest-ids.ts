@@ -18,16 +18,24 @@ export interface ManifestIds {
   apps: Record<string, string>
 }
 
+/**
+ * A key -> value map as a plain object without a prototype: "__proto__" is a key the manifest
+ * allows (1-64 of a-z0-9-_), and on an ordinary object it set the prototype instead of an entry.
+ */
+export const keyMap = <T = string>(): Record<string, T> => Object.create(null) as Record<string, T>
+
+export const emptyManifestIds = (): ManifestIds => ({ projects: keyMap(), apps: keyMap() })
+
 export const emptyProjectIds = (id: string, brandId: string): ProjectIds => ({
   id,
   brandId,
-  zones: {},
-  floors: {},
-  rooms: {},
-  desks: {},
-  units: {},
-  accessGroups: {},
-  discounts: {},
-  users: {},
-  webhooks: {},
+  zones: keyMap(),
+  floors: keyMap(),
+  rooms: keyMap(),
+  desks: keyMap(),
+  units: keyMap(),
+  accessGroups: keyMap(),
+  discounts: keyMap(),
+  users: keyMap(),
+  webhooks: keyMap(),
 })

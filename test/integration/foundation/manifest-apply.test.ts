@@ -295,6 +295,32 @@ describe.each(ENGINES)("applying a manifest on %s", (engine) => {
     expect((await db().select().from(usersTable).where(eq(usersTable.emailNorm, "kai@tower.example"))).length).toBe(0)
   })
 
+  it("\"__proto__\" is a key like any other (1-64 of a-z0-9-_): referenced, and in the key-to-id map", async () => {
+    const manifest: Manifest = {
+      projects: [
+        {
+          key: "__proto__",
+          name: "Proto",
+          timezone: "Asia/Bangkok",
+          zones: [{ key: "__proto__", name: "Z", floors: [{ key: "__proto__", name: "F" }] }],
+          rooms: [{ key: "__proto__", name: "R", zone: "__proto__", floor: "__proto__", capacity: 2 }],
+          accessGroups: [{ key: "__proto__", name: "G" }],
+          users: [{ key: "__proto__", firstName: "P", lastName: "Roto", email: "proto@proto.example", links: [{ app: "__proto__", externalUserId: "ext-proto" }] }],
+        },
+      ],
+      apps: [{ key: "__proto__", appId: "proto-app", appSecret: "proto-secret-123", projects: ["__proto__"], partnerAccessGroups: ["__proto__"] }],
+    }
+    const res = await h.admin("PUT", "/manifest", manifest)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const project = res.body.data.projects.__proto__
+    for (const kind of ["zones", "floors", "rooms", "accessGroups", "users"]) expect(project[kind].__proto__, kind).toMatch(/^[0-9a-f]{24}$/)
+    expect(res.body.data.apps.__proto__).toMatch(/^[0-9a-f]{24}$/)
+    const read = await h.admin("GET", "/manifest/ids")
+    expect(read.body.data.projects.__proto__.rooms.__proto__).toBe(project.rooms.__proto__)
+    const again = await h.admin("PUT", "/manifest", manifest)
+    expect(again.body.data).toEqual(res.body.data)
+  })
+
   it("discount codes may move between keys in one apply (swapped)", async () => {
     const m = (a: string, b: string) =>
       tower({ discounts: [{ key: "d1", code: a, name: "One", percentOff: 10 }, { key: "d2", code: b, name: "Two", percentOff: 20 }] })
