@@ -47,8 +47,15 @@ const formatterFor = (timeZone: string): Intl.DateTimeFormat => {
   return formatter
 }
 
-/** True when Intl knows the IANA zone name. */
+/**
+ * An IANA zone name ("Asia/Bangkok", "UTC", "Etc/GMT-7") that Intl knows. Node, Bun and Deno
+ * carry different ICU data: Bun and Deno also take offsets ("+07:00") and Node the retired
+ * "SystemV/" zones, so a zone one runtime accepted made every read of its project a 500 on
+ * another runtime serving the same database. Only names every runtime reads pass.
+ */
+const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/u
 export const isValidTimeZone = (timeZone: string): boolean => {
+  if (!IANA_NAME.test(timeZone) || timeZone.startsWith("SystemV/")) return false
   try {
     formatterFor(timeZone)
     return true

@@ -5,6 +5,7 @@ import { EventType } from "../events/envelope.ts"
 import { normalizePhone } from "../member/phone.ts"
 import { addressKey } from "../member/unit-binding.ts"
 import { Characters } from "../shared/characters.ts"
+import { isValidTimeZone } from "../shared/local-time.ts"
 
 /**
  * The operator manifest (operator contract, section 3): a declarative description of
@@ -25,16 +26,8 @@ const wholeSatang = Schema.makeFilter((thb: number) =>
 /** THB a room or desk charges per hour or per day: up to ten million, so every price stays a number. */
 const Rate = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(10_000_000), wholeSatang)
 
-export const isTimeZone = (tz: string): boolean => {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz })
-    return true
-  } catch {
-    return false
-  }
-}
 const TimeZone = Schema.String.check(
-  Schema.makeFilter((tz: string) => isTimeZone(tz) || "must be an IANA time zone"),
+  Schema.makeFilter((tz: string) => isValidTimeZone(tz) || "must be an IANA time zone name, e.g. Asia/Bangkok"),
 )
 
 const ChargeRate = Schema.Struct({ perHour: Rate, perDay: Rate })
