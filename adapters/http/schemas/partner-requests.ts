@@ -98,18 +98,16 @@ export const decodeCredentialsRequest = (raw: unknown): PartnerCredentialsReques
 /** Path parameter externalUserId: 1-128 characters (code points), opaque to the service. */
 export const MAX_EXTERNAL_USER_ID = 128
 
-export const checkExternalUserId = (id: string): string => {
-  const length = characterCount(id)
-  if (length === 0 || id.trim() === "")
-    throw new ValidationFailed({ messages: ["externalUserId: must not be empty"] })
-  // Control characters cannot be stored as text (NUL) or logged safely; no real id has them.
-  if (/\p{Cc}/u.test(id))
-    throw new ValidationFailed({
-      messages: ["externalUserId: must not contain control characters"],
-    })
-  if (length > MAX_EXTERNAL_USER_ID)
-    throw new ValidationFailed({
-      messages: [`externalUserId: must be at most ${MAX_EXTERNAL_USER_ID} characters`],
-    })
-  return id
-}
+/**
+ * THE rule for an externalUserId, the partner routes' path and act_as's subject alike (a member
+ * act_as created must be reachable on the partner routes): 1-128 characters, not only
+ * whitespace, no control characters (they cannot be stored as text, NUL, or logged safely).
+ */
+export const ExternalUserId = Characters(1, MAX_EXTERNAL_USER_ID).check(
+  Schema.makeFilter((id: string) => id === "" || id.trim() !== "" || "must not be only whitespace"),
+  Schema.makeFilter((id: string) => !/\p{Cc}/u.test(id) || "must not contain control characters"),
+)
+
+const ExternalUserIdPath = Schema.Struct({ externalUserId: ExternalUserId })
+
+export const checkExternalUserId = (id: string): string => decodeOrFail(ExternalUserIdPath, { externalUserId: id }).externalUserId

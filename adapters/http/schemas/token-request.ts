@@ -1,6 +1,5 @@
 import { Schema } from "effect"
-import { characterCount } from "../../../core/shared/characters.ts"
-import { MAX_EXTERNAL_USER_ID } from "./partner-requests.ts"
+import { ExternalUserId } from "./partner-requests.ts"
 
 // U+0000 is refused for every body at decode time (adapters/http/validation.ts).
 const NonEmpty = Schema.String.check(Schema.isMinLength(1))
@@ -27,12 +26,8 @@ export const ActAsGrant = Schema.Struct({
   grant_type: Schema.Literals(["act_as", "urn:ietf:params:oauth:grant-type:token-exchange"]),
   app_id: NonEmpty,
   app_secret: NonEmpty,
-  // Counted in characters (code points), as the partner routes count the externalUserId it names.
-  subject: NonEmpty.check(
-    Schema.makeFilter((s: string) => characterCount(s) <= MAX_EXTERNAL_USER_ID || `must be at most ${MAX_EXTERNAL_USER_ID} characters`, {
-      toJsonSchema: () => ({ maxLength: MAX_EXTERNAL_USER_ID }),
-    }),
-  ),
+  // The partner routes' rule: a member act_as creates must be reachable there.
+  subject: ExternalUserId,
   subject_type: Schema.optionalKey(Schema.Literals(["external_user_id", "keyspace_member_id"])),
 })
 

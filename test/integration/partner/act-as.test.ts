@@ -69,6 +69,20 @@ describe.each(ENGINES)("act_as on %s", (engine) => {
     expect(long.body).toMatchObject({ code: "SV001", message: ["subject: must be at most 128 characters"] })
   })
 
+  it("subject follows the partner routes' externalUserId rule: only whitespace or a control character is 400 SV001, no member created", async () => {
+    for (const [subject, message] of [
+      ["   ", "subject: must not be only whitespace"],
+      ["\u3000", "subject: must not be only whitespace"],
+      ["a\u0007b", "subject: must not contain control characters"],
+    ] as const) {
+      const res = await actAs({ subject })
+      expect(res.status, JSON.stringify(subject)).toBe(400)
+      expect(res.body).toMatchObject({ code: "SV001", message: [message] })
+    }
+    const path = await w.call("GET", w.member("   "))
+    expect(path.body.message).toEqual(["externalUserId: must not be only whitespace"])
+  })
+
   it("the alias urn:ietf:params:oauth:grant-type:token-exchange is the same grant", async () => {
     const res = await w.h.request("POST", "/auth/accessToken", {
       body: {

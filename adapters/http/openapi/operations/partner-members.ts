@@ -1,17 +1,13 @@
 import { Schema } from "effect"
-import { Characters } from "../../../../core/shared/characters.ts"
 import {
-  MAX_EXTERNAL_USER_ID,
+  ExternalUserId,
   PartnerCredentialsRequest,
   PartnerMemberUpsertRequest,
 } from "../../schemas/partner-requests.ts"
 import { defineGroup, type ApiOperation } from "../operation.ts"
 import { PartnerCredentials, PartnerMember, PartnerMemberDetail } from "../resource-schemas.ts"
 
-// The route checks externalUserId imperatively (checkExternalUserId); this mirrors its limits.
-const ExternalUserIdParam = Schema.Struct({
-  externalUserId: Characters(1, MAX_EXTERNAL_USER_ID),
-})
+const ExternalUserIdParam = Schema.Struct({ externalUserId: ExternalUserId })
 
 const common = {
   tag: "Partner members",
