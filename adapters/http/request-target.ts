@@ -26,6 +26,9 @@ const refused = (status: number, body: string) =>
 
 const BAD_HOST = JSON.stringify(failureBody("SV001", ["Host: must be a host name or address with an optional port"]))
 
+/** A percent-encoded dot, which a URL resolves as a dot segment when it is a whole segment. */
+const DOT_ESCAPE = /%2e/i
+
 /** What Node's parser takes for a 100-continue expectation (node:_http_server's continueExpression). */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i
 
@@ -55,7 +58,14 @@ export const routedByTarget = <Rest extends unknown[]>(
     }
     const expect = request.headers.get("expect")
     if (expect !== null && !CONTINUE.test(expect)) return refused(417, unmetExpectationBody(expect))
-    if (request.url.startsWith("/")) return fetch(new Request(`http://${localHost}${request.url}`, request), ...rest)
+    const url = request.url
+    if (url.startsWith("/")) return fetch(new Request(`http://${localHost}${url}`, request), ...rest)
+    // Deno keeps dot segments (`/partner/members/..` reached a member named ".."); Node and Bun
+    // resolve them as a URL does. Resolved here the same way, so every runtime routes alike.
+    if (url.includes("/.") || DOT_ESCAPE.test(url)) {
+      const resolved = new URL(url).href
+      if (resolved !== url) return fetch(new Request(resolved, request), ...rest)
+    }
     return fetch(request, ...rest)
   }
 }

@@ -59,6 +59,13 @@ describe("every answer carries its request id", () => {
       expect({ status: sent.status, ids: sent.ids }).toEqual({ status, ids: [`client-${status}`] })
     })
 
+  it("dot segments of a target are resolved as a URL resolves them, on every runtime (Deno kept them: a member named \"..\")", async () => {
+    expect((await ask(server.url, { method: "GET", path: "/meetings/../healthz" })).status).toBe(200)
+    expect((await ask(server.url, { method: "GET", path: "/meetings/%2e%2e/healthz" })).status).toBe(200)
+    // Resolved to PUT /partner/, no route: never a member named "..".
+    expect((await ask(server.url, { method: "PUT", path: "/partner/members/..", body: "{}" })).status).toBe(404)
+  })
+
   it("a client's id longer than 64 characters is answered cut to 64", async () => {
     const answer = await ask(server.url, { method: "GET", path: "/healthz", headers: { "x-request-id": "x".repeat(100) } })
     expect(answer.ids).toEqual(["x".repeat(64)])
