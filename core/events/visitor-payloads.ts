@@ -19,10 +19,13 @@ const isCalendarDate = (s: string): boolean => {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day
 }
 
-/** ISO 8601 date or date-time that also names a real instant. */
+/**
+ * ISO 8601 date or date-time that also names a real instant: every date-time the booking
+ * routes take (a comma fraction, a lower-case t or z) too, and the offset without its colon.
+ */
 const IsoDateTime = Schema.String.check(
   Schema.makeFilter((s: string) =>
-    isoPattern.test(s) && !Number.isNaN(Date.parse(s)) && isCalendarDate(s)
+    (isoPattern.test(s) && !Number.isNaN(Date.parse(s)) && isCalendarDate(s)) || Result.isSuccess(parseOffsetDateTime(s))
       ? undefined
       : "Expected an ISO 8601 date, or a date-time with an explicit offset",
   ),

@@ -4,6 +4,7 @@ import { Outbox } from "../ports/outbox.ts"
 import { UnitOfWork } from "../ports/unit-of-work.ts"
 import { WebhookStore, type DeliveryLogEntry, type WebhookState } from "../ports/webhook-store.ts"
 import { NotFound, ValidationFailed, type StateConflict } from "../shared/errors.ts"
+import { parseOffsetDateTimeExact } from "../shared/local-time.ts"
 import { visitorEventOf } from "./visitor-payloads.ts"
 
 /** A visitor event as the operator posts it (decoded at the edge: a type and an object). */
@@ -42,8 +43,9 @@ export class WebhookAdmin extends Context.Service<
         const validated = visitorEventOf(input.type, input.data, projectId, clock.now())
         if (Result.isFailure(validated)) return yield* validated.failure
         const event = validated.success
-        // timestamp mirrors occurredAt: both leave as the same ISO 8601 UTC text.
-        const occurredAt = Date.parse(event.data.timestamp)
+        // timestamp mirrors occurredAt: both leave as the same ISO 8601 UTC text, seconds kept.
+        // mirrorEnvelopeFields checked it (Date.parse refused a comma fraction it accepts).
+        const occurredAt = Result.getOrThrow(parseOffsetDateTimeExact(event.data.timestamp))
         const data = { ...event.data, timestamp: new Date(occurredAt).toISOString() }
         return yield* uow.transaction(outbox.publishVisitor(projectId, { type: event.type, occurredAt, data }))
       })

@@ -325,7 +325,15 @@ export const truncateToMinute = (instant: number): number => Math.floor(instant 
  * guess which zone the caller meant. Offsets are whole minutes, so truncating the instant
  * equals truncating the caller's wall clock.
  */
-export const parseOffsetDateTime = (text: string): Result.Result<number, string> => {
+export const parseOffsetDateTime = (text: string): Result.Result<number, string> => parseInstant(text, true)
+
+/**
+ * The same date-time to the millisecond, for the operator's clock (a test moves it to seconds):
+ * the forms the booking routes take, where Date.parse refused a comma fraction or a lower-case t.
+ */
+export const parseOffsetDateTimeExact = (text: string): Result.Result<number, string> => parseInstant(text, false)
+
+const parseInstant = (text: string, toMinute: boolean): Result.Result<number, string> => {
   const m = OFFSET_DATE_TIME.exec(text)
   if (m === null) {
     return Result.fail(
@@ -349,7 +357,8 @@ export const parseOffsetDateTime = (text: string): Result.Result<number, string>
     if (oh > 23 || om > 59) return Result.fail("has an invalid offset")
     offsetMinutes = (zone[0] === "-" ? -1 : 1) * (oh * 60 + om)
   }
-  const instant = utcMs(year, month, day, hour * 3600 + minute * 60) - offsetMinutes * 60_000
+  const exact = toMinute ? 0 : second * 1000 + Math.floor(Number(`0.${m[7] ?? "0"}`) * 1000)
+  const instant = utcMs(year, month, day, hour * 3600 + minute * 60) - offsetMinutes * 60_000 + exact
   // Years 0001-9999 in UTC: an offset can carry 0001-01-01 or 9999-12-31 outside them, where the
   // instant's ISO text (year 0000, or +010000) is no date PostgreSQL reads.
   if (!withinStoredYears(instant)) return Result.fail("must fall within the years 0001-9999 in UTC")

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { Hono } from "hono"
 import { ClockControl, type ClockStep } from "../../../core/operator/clock.ts"
 import type { HttpDeps } from "../http-deps.ts"
@@ -7,6 +7,7 @@ import { ok } from "../envelope.ts"
 import { makeRun } from "../run.ts"
 import { ClockAdvanceRequest } from "../schemas/operator-requests.ts"
 import { decodeOrFail, readJson } from "../validation.ts"
+import { parseOffsetDateTimeExact } from "../../../core/shared/local-time.ts"
 
 /** Operator API: the test clock (operator contract, section 3). Mounted under /admin/v1. */
 export const operatorClockRoutes = (s: HttpDeps) => {
@@ -15,7 +16,9 @@ export const operatorClockRoutes = (s: HttpDeps) => {
     .get("/clock", (c) => ok(c, { now: new Date(s.clock.now()).toISOString(), mode: s.clock.mode }))
     .post("/clock/advance", async (c) => {
       const body = decodeOrFail(ClockAdvanceRequest, await readJson(c))
-      const step: ClockStep = body.minutes !== undefined ? { _tag: "By", minutes: body.minutes } : { _tag: "To", at: Date.parse(body.to!) }
+      // The instant as the schema read it (Date.parse refused a comma fraction the schema accepts).
+      const step: ClockStep =
+        body.to === undefined ? { _tag: "By", minutes: body.minutes! } : { _tag: "To", at: Result.getOrThrow(parseOffsetDateTimeExact(body.to)) }
       return run(c, Effect.flatMap(ClockControl, (clock) => clock.advance(step)), (now) =>
         ok(c, { now: new Date(now).toISOString() }),
       )

@@ -45,6 +45,14 @@ describe("visitor events: projectId and timestamp mirror the envelope", () => {
     expect(body.data.timestamp).toBe("2030-01-07T01:59:30.000Z")
   })
 
+  it("a timestamp in any form the booking routes take (a comma fraction, a lower-case t and z) is read as its instant", async () => {
+    const res = await post({ ...hostCancelled(projectId, "2030-01-07t08:59:30,5+07:00") })
+    expect(res.status, JSON.stringify(res.body)).toBe(202)
+    expect((await delivered(res.body.data)).occurredAt).toBe("2030-01-07T01:59:30.500Z")
+    const z = await post({ ...hostCancelled(projectId, "2030-01-07t01:59:00z") })
+    expect((await delivered(z.body.data)).occurredAt).toBe("2030-01-07T01:59:00.000Z")
+  })
+
   it("a given projectId other than the path's, or a timestamp that names no single instant, is 400 SV001", async () => {
     const other = await post(hostCancelled("0123456789abcdef01234567", CLOCK_START))
     expect(other.status).toBe(400)

@@ -165,6 +165,14 @@ describe.each(ENGINES)("foundation on %s", (engine) => {
     expect(res.body.code).toBe("SV001")
   })
 
+  it("the manual clock moves to a `to` in any form the booking routes take, to the second (a comma fraction, a lower-case t)", async () => {
+    const now = Date.parse((await h.admin("GET", "/clock")).body.data.now)
+    const later = new Date(now + 3 * 86_400_000 + 30_500).toISOString().replace("T", "t").replace(".", ",")
+    const res = await h.admin("POST", "/clock/advance", { to: later })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.data.now).toBe(new Date(now + 3 * 86_400_000 + 30_500).toISOString())
+  })
+
   it("the manual clock refuses to move past year 9999 (400, found by the HTTP fuzzer)", async () => {
     const res = await h.admin("POST", "/clock/advance", { minutes: 5_000_000_000 })
     expect(res.status).toBe(400)
