@@ -10,13 +10,15 @@ import type { Transitioned } from "./transitions.ts"
  * The rule chosen here: the booking was already paid for its original times, so only the
  * extra time is at stake.
  * - begin: the update is applied (the new times hold the slot, so nobody takes the extra time
- *   while the payer pays) and the booking becomes `unpaid`. No MODIFY yet: integrators hear
- *   of the change only once it is paid for.
+ *   while the payer pays) and the booking becomes `unpaid`. Only the times await payment: a
+ *   title, body, attendees or attendance the PATCH also changed stand at once, whatever the
+ *   payment does, and are announced now by a MODIFY whose times are the booking's unchanged
+ *   ones. Integrators hear of the new times only once they are paid for.
  * - complete (paid in the window): back to the status it had, with the new times; MODIFY
  *   (old times -> new times) is emitted now.
  * - lapse (window ended, not paid): back to the status and times it had before the PATCH, as if
- *   the PATCH never happened. No event (none was sent for the PATCH), and never a cancel: the
- *   original booking was paid and stays.
+ *   its new times had never been asked for. No event (none was sent for them), and never a
+ *   cancel: the original booking was paid and stays.
  */
 
 /** What the booking was before the PATCH; stored with the extension's payment. */
@@ -27,10 +29,29 @@ export interface ExtensionOrigin {
   readonly status: BookingStatus
 }
 
+/** What integrators show of a booking besides its times (the MODIFY rule of transitions.ts). */
+const detailsChanged = (before: Booking, after: Booking): boolean =>
+  after.title !== before.title ||
+  after.body !== before.body ||
+  after.estimatedAttendance !== before.estimatedAttendance ||
+  JSON.stringify(after.attendees) !== JSON.stringify(before.attendees)
+
 /** The update result of a PATCH turned into an unpaid extension awaiting payment. */
-export const beginPaidExtension = (updated: Transitioned): Transitioned => ({
+export const beginPaidExtension = (before: Booking, updated: Transitioned): Transitioned => ({
   booking: { ...updated.booking, status: "unpaid" },
-  events: [],
+  events: detailsChanged(before, updated.booking)
+    ? [
+        {
+          kind: "MODIFY",
+          bookingId: before.id,
+          at: updated.booking.updatedAt,
+          oldStart: before.start,
+          oldEnd: before.end,
+          newStart: before.start,
+          newEnd: before.end,
+        },
+      ]
+    : [],
   history: updated.history,
 })
 

@@ -112,7 +112,7 @@ export const paidExtensionOf = (input: {
   if (after.start === before.start && after.end === before.end) return Option.none()
   const summary = priceDifference(alreadyPaidFor(input.price, before, after, input.paid), input.price(after))
   if (!needsPayment(summary)) return Option.none()
-  return Option.some({ result: beginPaidExtension(updated), summary })
+  return Option.some({ result: beginPaidExtension(before, updated), summary })
 }
 
 /** The base of paidExtensionOf: the price of what the new times `after` hold already paid for. */

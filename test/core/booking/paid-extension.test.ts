@@ -20,7 +20,7 @@ describe("paid extension (spec: active or checked-in -> PATCH extending a paid b
     const booking = makeBooking({ status })
     const updated = transition(booking, { _tag: "Update", changes: { end: END + 60 * MINUTE } }, NOW, organizer)
     if (Result.isFailure(updated)) throw updated.failure
-    return { booking, unpaid: beginPaidExtension(updated.success) }
+    return { booking, unpaid: beginPaidExtension(booking, updated.success) }
   }
 
   it("begin: the new times hold the slot, status unpaid, no MODIFY until paid", () => {

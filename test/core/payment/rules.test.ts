@@ -88,7 +88,7 @@ describe("payment rules", () => {
     const paid = undefined
     const ext = paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid, before, updated })
     expect(Option.getOrThrow(ext).summary.total).toBe(100)
-    expect(Option.getOrThrow(ext).result).toEqual(beginPaidExtension(updated))
+    expect(Option.getOrThrow(ext).result).toEqual(beginPaidExtension(before, updated))
     expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 0, perDay: 0 }, price, paid, before, updated }))).toBe(true)
     expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid, before: { ...before, status: "unpaid" }, updated }))).toBe(true)
     expect(Option.isNone(paidExtensionOf({ chargeRate: { perHour: 100, perDay: 0 }, price, paid, before: updated.booking, updated }))).toBe(true)
@@ -157,7 +157,7 @@ describe("payment rules", () => {
 
     it("a paid extension goes back to its former status with the new times and a MODIFY", () => {
       const { before, updated } = extended()
-      const d = settleDecision(extension(before), beginPaidExtension(updated).booking, "paid", NOW)
+      const d = settleDecision(extension(before), beginPaidExtension(before, updated).booking, "paid", NOW)
       expect(d._tag === "Complete" && d.next.booking.status).toBe("checked-in")
       expect(d._tag === "Complete" && d.next.events.map((e) => e.kind)).toEqual(["MODIFY"])
     })
@@ -173,7 +173,7 @@ describe("payment rules", () => {
 
     it("restores a lapsed extension as it was before the PATCH, with no event", () => {
       const { before, updated } = extended()
-      const d = lapseDecision(beginPaidExtension(updated).booking, extension(before), WINDOW_END)
+      const d = lapseDecision(beginPaidExtension(before, updated).booking, extension(before), WINDOW_END)
       if (d._tag !== "Restore") throw new Error(d._tag)
       expect([d.next.booking.status, d.next.booking.end, d.next.events, d.timePeriod]).toEqual(["checked-in", END, [], "morning"])
     })

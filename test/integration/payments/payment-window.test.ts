@@ -170,6 +170,20 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect((await getMeeting(h, w, m._id)).endDateTime).toBe(local("15:00", 2))
     })
 
+    it("only the times await payment: a title changed beside them stands at once, announced by a MODIFY of unchanged times, and stays when the extension lapses", async () => {
+      const m = await bookRoom(h, w, "lotus", "17:00", "18:00", 2)
+      await paid(m)
+      const res = await patch(m._id, { endDateTime: local("19:00", 2), title: "Renamed" })
+      expect(res.body.data).toMatchObject({ status: "unpaid", title: "Renamed" })
+      const events = await eventsOf(h, m._id)
+      expect(events.map((e) => e.type)).toEqual(["ROOM_BOOK", "ROOM_MODIFY"])
+      expect(events[1]!.event).toMatchObject({ oldStart: at("17:00", 2), oldEnd: at("18:00", 2), newStart: at("17:00", 2), newEnd: at("18:00", 2) })
+      await h.advance(5)
+      const got = await getMeeting(h, w, m._id)
+      expect(got).toMatchObject({ status: "active", title: "Renamed", endDateTime: local("18:00", 2) })
+      expect((await eventsOf(h, m._id)).map((e) => e.type)).toEqual(["ROOM_BOOK", "ROOM_MODIFY"])
+    })
+
     it("a change that costs more must keep the booking's paid times (409 SV006, its draft too): a lapse could not restore times it had freed", async () => {
       const m = await bookRoom(h, w, "lotus", "10:00", "11:00", 7)
       await paid(m)
