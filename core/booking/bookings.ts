@@ -38,7 +38,7 @@ import { laterOccurrenceViolations, seriesOf } from "./series-rules.ts"
 import type { CreateMeeting, MeetingAction, UpdateMeeting } from "./commands.ts"
 import { draftPreview, type DraftPreview } from "./draft-preview.ts"
 import { liveSlotOf } from "./meeting-records.ts"
-import { keepsPaidTimes, MOVE_FIRST } from "./paid-extension.ts"
+import { atOriginTimes, keepsPaidTimes, MOVE_FIRST } from "./paid-extension.ts"
 import { createWindow, extensionWindow } from "./payment-window.ts"
 import { BookingRuleViolated, IllegalTransition, SlotTaken, TooManyUnpaidHolds } from "./errors.ts"
 import {
@@ -612,19 +612,23 @@ export class Bookings extends Context.Service<
               a._tag === "CheckIn" ? { _tag: "CheckIn", preStartMinutes: asset.meetingConfig.preStartMinutes } : { _tag: a._tag }
             const slot = a.occurrenceEventId === undefined ? currentSlot(stored, asset.timeZone, now) : yield* slotNamed(stored, a.occurrenceEventId, now)
             const result = yield* Effect.fromResult(transition(toCoreBooking(stored.row, slot), command, now, who))
-            if (a._tag === "Cancel" && slot.status === "unpaid")
-              yield* Effect.fromResult(cancelWhileExtendingCheck(yield* payments.pendingOf(id)))
+            const ending = a._tag === "Cancel" || a._tag === "Reject"
+            const pending = ending && slot.status === "unpaid" ? yield* payments.pendingOf(id) : Option.none()
+            if (a._tag === "Cancel") yield* Effect.fromResult(cancelWhileExtendingCheck(pending))
+            // Ended while its extension awaits payment: the record keeps the times paid for.
+            const origin = Option.isSome(pending) && pending.value.kind === "extension" ? pending.value.origin : undefined
             // Checked after authorization and state, so a stranger learns nothing about payments.
             if (a._tag === "Cancel" && a.paymentId !== undefined) {
               const payment = yield* payments.byId(a.paymentId)
               yield* Effect.fromResult(cancelPaymentIdCheck(a.paymentId, payment, id, slot.status))
             }
-            const next = yield* store.saveTransition(stored, slot, result, {
+            const next = yield* store.saveTransition(stored, slot, origin === undefined ? result : atOriginTimes(result, origin), {
               occurrenceEventId: occurrenceIdOf(stored, slot),
               historyData: a._tag === "Reject" && a.reason !== undefined ? { reason: a.reason } : undefined,
+              ...(origin === undefined ? {} : { timePeriod: origin.timePeriod }),
             })
             // Spec: cancel (and a reject) voids the pending payments.
-            const voided = a._tag === "Cancel" || a._tag === "Reject" ? yield* voidPendingPayments(payments, id, now) : []
+            const voided = ending ? yield* voidPendingPayments(payments, id, now) : []
             yield* reschedule(timingsAsLocked(asset, assetConfig), next, slot, now, undefined)
             return { asset, next, voided, from: slot.status, to: result.booking.status, actedStart: slot.startAt.getTime() }
           }),

@@ -100,6 +100,15 @@ export const lapsePaidExtension = (
 })
 
 /**
+ * Cancelled or rejected while the extension awaits payment: the booking ends with the times it
+ * had paid for (its new times were never bought; a lapse would have restored them too).
+ */
+export const atOriginTimes = (ended: Transitioned, origin: ExtensionOrigin): Transitioned => ({
+  ...ended,
+  booking: { ...ended.booking, start: origin.start, end: origin.end },
+})
+
+/**
  * What an extension costs: the price of the new times minus the price already charged for the
  * old ones, line by line in satang (subtotal, each discount, total), so the difference's lines
  * still add up (subtotal - discounts = total). Discounts whose value did not grow drop out.

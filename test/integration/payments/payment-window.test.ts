@@ -104,6 +104,20 @@ describe.each(ENGINES)("payment window, voiding and paid extensions on %s", (eng
       expect((await postPay(h, m.payment.paymentId, "paid")).status).toBe(409)
     })
 
+    it("cancelled or rejected while its extension awaits payment, a booking ends with the times it had paid for", async () => {
+      for (const [day, end] of [[3, "cancel"], [4, "reject"]] as const) {
+        const m = await bookRoom(h, w, "lotus", "10:00", "11:00", day)
+        await paid(m)
+        expect((await patch(m._id, { startDateTime: local("09:30", day), endDateTime: local("11:30", day) })).body.data.status).toBe("unpaid")
+        const res = end === "cancel" ? await cancel(m._id) : await h.admin("POST", `/meetings/${m._id}/reject`, {})
+        expect(res.status, end).toBe(end === "cancel" ? 202 : 200)
+        expect(res.body.data, end).toMatchObject({ startDateTime: local("10:00", day), endDateTime: local("11:00", day) })
+        const got = await getMeeting(h, w, m._id)
+        expect(got, end).toMatchObject({ status: end === "cancel" ? "cancelled" : "rejected", startDateTime: local("10:00", day), endDateTime: local("11:00", day) })
+        expect(got.billingSummaries.map((b: any) => b.status), end).toEqual(["paid", "voided"])
+      }
+    })
+
     it("a paymentId that is no longer pending (declined) is 409 SV006; the booking stays unpaid", async () => {
       const m = await bookRoom(h, w, "lotus", "16:00", "17:00", 1)
       await postPay(h, m.payment.paymentId, "failed")
