@@ -123,8 +123,10 @@ export const textViolations = (value: unknown, rules: readonly TextRule[] = [NO_
   return messages
 }
 
+const ONLY_NUL = [NO_NUL]
+
 /** NUL faults only: a form or query, whose text cannot hold a lone surrogate. */
-export const nulViolations = (value: unknown): string[] => textViolations(value, [NO_NUL])
+export const nulViolations = (value: unknown): string[] => textViolations(value, ONLY_NUL)
 
 /** Keeps the text faults of a value just read for its decode (decodeOrFail), which refuses it. */
 const noteTextFaults = (value: object, rules: readonly TextRule[]) => {
@@ -213,11 +215,9 @@ export const readJson = async (c: Context, options: { optional?: boolean; largeA
   // JSON text holds a NUL only as the escape \u0000 (a raw one is malformed JSON), and a lone
   // surrogate only as an escape or raw: without them the walk is skipped (it named every value
   // of a body, a second of CPU for a crafted megabyte).
-  const rules = [
-    ...(text.includes("\\u0000") ? [NO_NUL] : []),
-    ...(SURROGATE_ESCAPE.test(text) || LONE_SURROGATE.test(text) ? [NO_LONE_SURROGATE] : []),
-  ]
-  if (rules.length > 0) noteTextFaults(value, rules)
+  const nul = text.includes("\\u0000")
+  const surrogate = SURROGATE_ESCAPE.test(text) || LONE_SURROGATE.test(text)
+  if (nul || surrogate) noteTextFaults(value, nul && surrogate ? [NO_NUL, NO_LONE_SURROGATE] : nul ? [NO_NUL] : [NO_LONE_SURROGATE])
   return value
 }
 
@@ -237,6 +237,6 @@ export const readQuery = (c: Context, arrayKeys: readonly string[] = []): Record
       out[key] = values[values.length - 1]
     }
   }
-  noteTextFaults(out, [NO_NUL])
+  noteTextFaults(out, ONLY_NUL)
   return out
 }
