@@ -53,6 +53,7 @@ export const MemberStoreMemory = Layer.effect(
               ...(link ? { linkedExternalUserId: link.externalUserId } : {}),
               managedByOtherApp: rows.links.some((l) => l.userId === userId && l.appId !== appId),
               isProjectMember: membership(projectId, userId) !== undefined,
+              isStaff: [...rows.memberships.values()].some((m) => m.userId === userId && m.role === "admin" && m.status === "active"),
             }
           }
           const users = [...rows.users.values()]

@@ -11,7 +11,7 @@ import { Secrets } from "../../core/ports/secrets.ts"
 import { TokenStore } from "../../core/ports/token-store.ts"
 import { RateLimited, StateConflict } from "../../core/shared/errors.ts"
 import type { Manifest } from "../../core/tenancy/manifest.ts"
-import { emptyProjectIds, type ManifestIds, type ProjectIds } from "../../core/tenancy/manifest-ids.ts"
+import { copyManifestIds, emptyProjectIds, type ManifestIds, type ProjectIds } from "../../core/tenancy/manifest-ids.ts"
 import { AppConfig } from "../config/config.ts"
 import type { AssetRecord } from "../../core/booking/asset.ts"
 import { ASSETS_TABLE, emptyAssetTables, type AssetTables } from "./asset-store.ts"
@@ -119,7 +119,7 @@ export const ManifestStoreMemory = Layer.effect(
     const apply = Effect.fnUntraced(function* (m: Manifest) {
       yield* requireTx("ManifestStore.apply")
       const before = tenancy.get()
-      const out: ManifestIds = structuredClone(before.ids)
+      const out: ManifestIds = copyManifestIds(before.ids)
       const projects = new Map(before.projects)
       const keyed = (map: Record<string, string>, key: string) => (map[key] ??= ids.newId())
       for (const p of m.projects ?? []) {
@@ -209,13 +209,13 @@ export const ManifestStoreMemory = Layer.effect(
       tenancy.set({ ids: out, projects, apps })
       const retimedAssets = writeAssets(m, out)
       writeDirectory(m, out)
-      return { ids: structuredClone(out), retimedAssets }
+      return { ids: copyManifestIds(out), retimedAssets }
     })
     return ManifestStore.of({
       apply,
       // Units of work run one at a time in memory: nothing else can apply meanwhile.
       serialize: () => requireTx("ManifestStore.serialize"),
-      ids: () => Effect.sync(() => structuredClone(tenancy.get().ids)),
+      ids: () => Effect.sync(() => copyManifestIds(tenancy.get().ids)),
       census: () =>
         Effect.sync(() => {
           const { ids: current } = tenancy.get()

@@ -101,6 +101,16 @@ const linkedByOtherApp = async (q: Queryable, appId: string, userId: string): Pr
       .limit(1)
   ).length > 0
 
+/** Whether the user is an active admin of any project (core KeyHolder.isStaff). */
+const isStaff = async (q: Queryable, userId: string): Promise<boolean> =>
+  (
+    await q
+      .select({ userId: projectMembershipsTable.userId })
+      .from(projectMembershipsTable)
+      .where(and(eq(projectMembershipsTable.userId, userId), eq(projectMembershipsTable.role, "admin"), eq(projectMembershipsTable.status, "active")))
+      .limit(1)
+  ).length > 0
+
 const findUser = async (q: Queryable, userId: string) => {
   const [row] = await q.select().from(usersTable).where(eq(usersTable.id, userId))
   return row
@@ -153,6 +163,7 @@ const lookupIdentity = async (
       ...(link ? { linkedExternalUserId: link.externalUserId } : {}),
       managedByOtherApp: await linkedByOtherApp(q, appId, userId),
       isProjectMember: membership !== undefined,
+      isStaff: await isStaff(q, userId),
     }
   }
   const byEmail =

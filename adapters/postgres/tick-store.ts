@@ -307,6 +307,9 @@ const CLAIM_COLUMNS = sql.raw(`id, booking_id, occurrence_index, kind, attempts,
  *   booking's locked reminder would otherwise claim its end, and the end's transition would drop
  *   the reminder its first worker then deferred (the booking was locked by the end): a tick
  *   lost, found by two-workers.test.ts. The next tick is claimed once the earlier one is done.
+ *   Earliest by due time, not run time: a failed tick's retry (run_at moved on by its backoff,
+ *   from a manual clock already at an advance's end) holds the booking's later ticks until it
+ *   is applied, so an end never runs before the no-show it follows.
  * - Plan rows are not ticks: none is claimed, and no tick at or after a pending plan's
  *   (run_at, rank) (expandDuePlans first), tested on the plans' own index.
  */
@@ -323,7 +326,7 @@ export const claimDueTicks = async (
           and not exists (select 1 from scheduled_ticks p
             where p.state = 'pending' and p.kind = ${PLAN} and (p.run_at, p.rank) <= (t.run_at, t.rank))
           and not exists (select 1 from scheduled_ticks e
-            where e.booking_id = t.booking_id and e.state = 'pending' and (e.run_at, e.rank) < (t.run_at, t.rank))
+            where e.booking_id = t.booking_id and e.state = 'pending' and (e.due_at, e.rank) < (t.due_at, t.rank))
         order by run_at, rank
         limit ${limit}
         for update skip locked`,

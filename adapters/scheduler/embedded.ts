@@ -120,6 +120,12 @@ export const makeEmbeddedScheduler = (
         }
       })
     } catch (e) {
+      // The process stops under the batch: its transaction rolled back, the ticks stay pending
+      // as they were for whichever process applies them next.
+      if (e instanceof SchedulerStopping) {
+        stopped = true
+        return [0, 0]
+      }
       if (claimed.length === 0) throw e
       let alone = 0
       for (const tick of claimed) {
@@ -156,6 +162,10 @@ export const makeEmbeddedScheduler = (
         return mine === undefined ? undefined : applyInTx(tx, mine, at)
       })
     } catch (e) {
+      if (e instanceof SchedulerStopping) {
+        stopped = true
+        return undefined
+      }
       // A domain error without a message (SlotTaken) is named by its tag and fields.
       const message = e instanceof Error && e.message !== "" ? e.message : describe(e)
       const verdict = await db.db.transaction((tx) =>

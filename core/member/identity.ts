@@ -28,6 +28,11 @@ export interface KeyHolder {
   readonly managedByOtherApp?: boolean
   /** Whether the user is already a member of the project (always true for employeeId). */
   readonly isProjectMember: boolean
+  /**
+   * Whether the user is an admin of a project: staff the operator provisions, whom a partner
+   * app may manage only through a link the operator made (the manifest's).
+   */
+  readonly isStaff?: boolean
 }
 
 /**
@@ -96,7 +101,7 @@ export const checkKeysFree = (
  * Rule 2, first hit wins: link, email, phone, employeeId, else create. Then rule 8, never
  * silently re-link: a hit managed under another externalUserId is a conflict (Errors: "a key
  * resolves to a member managed under another externalUserId"), carrying that id when this app
- * manages it; another app's ids are not disclosed. Every other key must be free or already the
+ * manages it; another app's ids are not disclosed. A project admin is managed by the operator. Every other key must be free or already the
  * resolved member's.
  */
 export const resolveIdentity = (input: {
@@ -118,9 +123,12 @@ export const resolveIdentity = (input: {
   for (const key of IDENTITY_KEY_ORDER) {
     const holder = keys[key] === undefined ? undefined : lookup[key]
     if (holder === undefined) continue
+    // Staff matched by a key are never claimed: an app that linked an admin by email could act
+    // as them (act_as carries their admin authority) and rewrite their email.
     const managedElsewhere =
       (holder.linkedExternalUserId !== undefined && holder.linkedExternalUserId !== externalUserId) ||
-      holder.managedByOtherApp === true
+      holder.managedByOtherApp === true ||
+      holder.isStaff === true
     if (managedElsewhere) return Result.fail(conflict(key, holder))
     return Result.map(checkKeysFree(holder.memberId, keys, lookup), () => ({
       kind: "existing" as const,

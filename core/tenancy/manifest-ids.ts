@@ -39,3 +39,17 @@ export const emptyProjectIds = (id: string, brandId: string): ProjectIds => ({
   users: keyMap(),
   webhooks: keyMap(),
 })
+
+const KINDS = ["zones", "floors", "rooms", "desks", "units", "accessGroups", "discounts", "users", "webhooks"] as const
+
+/** A deep copy that keeps the maps without a prototype (structuredClone gives them one). */
+export const copyManifestIds = (ids: ManifestIds): ManifestIds => {
+  const out = emptyManifestIds()
+  Object.assign(out.apps, ids.apps)
+  for (const [key, p] of Object.entries(ids.projects)) {
+    const copy = emptyProjectIds(p.id, p.brandId)
+    for (const kind of KINDS) Object.assign(copy[kind], p[kind])
+    out.projects[key] = copy
+  }
+  return out
+}

@@ -1,4 +1,4 @@
-import { Deferred, Effect, Layer } from "effect"
+import { Cause, Deferred, Effect, Exit, Layer } from "effect"
 import { ClockControl } from "../../../core/operator/clock.ts"
 import type { LifecycleSchedulerShape } from "../../../core/ports/lifecycle-scheduler.ts"
 import { SchedulerDrain } from "../../../core/ports/scheduler-drain.ts"
@@ -36,8 +36,23 @@ export const lifecycleSignals = LifecycleSignalsLive
 export const applyTickFor = (s: WorkerDeps): ApplyTick => {
   const lifecycle = s.runtime.runSync(Effect.service(BookingLifecycle))
   // The worker's transaction becomes the use case's unit of work (its stores join it).
-  return (tx, tick, at) => s.runtime.runPromise(provideTx(tx, lifecycle.applyTick(tick, at)))
+  return (tx, tick, at) =>
+    s.runtime.runPromiseExit(provideTx(tx, lifecycle.applyTick(tick, at))).then((exit) => {
+      if (Exit.isSuccess(exit)) return exit.value
+      // The runtime is being disposed (the process stops): not the tick's failure. Recorded as
+      // one, its retry was stamped after the advance's later ticks, which then ran first (a
+      // booking's end before its no-show, the cancel lost).
+      if (stoppedUnder(exit.cause)) throw new SchedulerStopping()
+      throw Cause.squash(exit.cause)
+    })
 }
+
+/** A cause that only says the runtime stopped under the work: interrupted, or disposed. */
+const stoppedUnder = (cause: Cause.Cause<unknown>): boolean =>
+  Cause.hasInterruptsOnly(cause) || cause.reasons.some((r) => Cause.isDieReason(r) && r.defect === RUNTIME_DISPOSED)
+
+/** ManagedRuntime's defect once `dispose` has begun (effect/ManagedRuntime). */
+const RUNTIME_DISPOSED = "ManagedRuntime disposed"
 
 /**
  * The lifecycle scheduler (embedded or Temporal, KEYSPACE_SCHEDULER) as a scoped layer: started

@@ -54,6 +54,8 @@ export const partnerManifest = (): Manifest => ({
           role: "member",
         },
         { key: "carol", firstName: "Carol", lastName: "Ma", employeeId: "E-3", role: "member" },
+        // Staff: the operator manages them; no partner app may claim them by a key.
+        { key: "sam", firstName: "Sam", lastName: "Admin", email: "sam@hq.example", phone: "+66899999999", employeeId: "E-9", role: "admin" },
         {
           key: "dave",
           firstName: "Dave",

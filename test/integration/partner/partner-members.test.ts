@@ -396,6 +396,21 @@ describe.each(ENGINES)("partner members on %s", (engine) => {
     })
   })
 
+  describe("staff (a project admin) are the operator's", () => {
+    it("a key resolving to a project admin is 409 SV006: no partner app links staff by a key (act_as would carry their admin authority), their profile untouched", async () => {
+      for (const [key, body] of [
+        ["email", { email: "SAM@hq.example" }],
+        ["phone", { phone: "0899999999" }],
+        ["employeeId", { employeeId: "E-9" }],
+      ] as const) {
+        const res = await put(`claim-sam-${key}`, { firstName: "Mallory", lastName: "Claim", ...body })
+        expect(res.status, key).toBe(409)
+        expect(res.body, key).toMatchObject({ code: "SV006", data: { conflictKey: key } })
+        expect((await get(`claim-sam-${key}`)).status, key).toBe(403)
+      }
+    })
+  })
+
   describe("PUT member validation (400 SV001)", () => {
     it("missing lastName is 400 SV001 with one message per violated constraint", async () => {
       const res = await put("v-1", { employeeId: "" })

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { execute, type Queryable } from "../../../adapters/postgres/database.ts"
-import { claimDueTicks, dropBookingTicks, expandDuePlans, markTickFired, type ClaimedTick } from "../../../adapters/postgres/tick-store.ts"
+import { claimDueTicks, dropBookingTicks, expandDuePlans, markTickFired, recordTickFailure, type ClaimedTick } from "../../../adapters/postgres/tick-store.ts"
 import { startHarness, type Harness } from "../../support/harness.ts"
 import { book, setUpSchedulerWorld, type SchedulerWorld } from "./scheduler-fixtures.ts"
 
@@ -78,6 +78,17 @@ describe("plan rows on PostgreSQL", () => {
     ])
     await db().execute(sql`update scheduled_ticks set state = 'done' where booking_id in ('tick-z', 'tick-y', 'plan-x') and kind = 'pre-start'`)
     expect(await claimed(at(40), (t) => `${t.bookingId}:${t.kind}`)).toEqual(["plan-x:end"])
+  })
+
+  it("a booking's tick whose retry was pushed past its later ticks (a failure during a clock advance) still goes first: its end never runs before its no-show", async () => {
+    await insertTick("tick-r", "post-start-expire", 4, 15)
+    await insertTick("tick-r", "end", 2, 60)
+    const [expire] = await execute<{ id: string }>(db(), sql`select id from scheduled_ticks where booking_id = 'tick-r' and kind = 'post-start-expire'`)
+    // The advance's clock stood at 09:90 when the tick failed: its retry is stamped after the end.
+    await db().transaction((tx) => recordTickFailure(tx, { id: expire!.id, attempts: 0 }, at(90), "runtime stopping", 5))
+    // Before its retry (2 s on): nothing of the booking, its end held back.
+    expect(await claimed(at(90) + 1_000, (t) => `${t.bookingId}:${t.kind}`)).toEqual([])
+    expect(await claimed(at(91), (t) => `${t.bookingId}:${t.kind}`)).toEqual(["tick-r:post-start-expire"])
   })
 
   it("a plan not yet due is left alone, and holds back no tick due before it", async () => {
