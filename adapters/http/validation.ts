@@ -13,10 +13,10 @@ export const issueMessages = (issue: SchemaIssue.Issue): string[] =>
   })
 
 /**
- * NUL faults of a body or query read by readJson / readQuery, answered by the decode of that
- * very object beside its schema's faults (a NUL must not hide the request's other faults).
+ * Text faults (NUL, lone surrogates) of a body or query read by readJson / readQuery, answered
+ * by the decode of that very object beside its schema's faults (they must not hide the others).
  */
-const nulFaults = new WeakMap<object, readonly string[]>()
+const textFaults = new WeakMap<object, readonly string[]>()
 
 /**
  * Decode untrusted input or throw ValidationFailed (400 SV001). Unknown keys are dropped. An
@@ -27,7 +27,7 @@ export const decodeOrFail = <S extends Schema.Top>(schema: S, input: unknown): S
     S["Type"],
     Schema.SchemaError
   >
-  const nul = typeof input === "object" && input !== null ? nulFaults.get(input) : undefined
+  const nul = typeof input === "object" && input !== null ? textFaults.get(input) : undefined
   if (Result.isFailure(r)) throw new ValidationFailed({ messages: [...(nul ?? []), ...issueMessages(r.failure.issue)] })
   if (nul !== undefined) throw new ValidationFailed({ messages: [...nul] })
   return r.success
@@ -58,7 +58,7 @@ const LONE_SURROGATE = /\p{Cs}/u
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/
 const NUL = "\u0000"
 /** Enough to name the culprits; a body of a million NULs must not answer a million lines. */
-const MAX_NUL_MESSAGES = 50
+const MAX_WALK_MESSAGES = 50
 
 const shown = (key: string) => key.replaceAll(NUL, "\\u0000")
 
@@ -100,7 +100,7 @@ export const textViolations = (value: unknown, rules: readonly TextRule[] = [NO_
     for (let at: Visit | undefined = v; at?.parent !== undefined; at = at.parent) keys.push(shown(at.key))
     return keys.reverse().join(".")
   }
-  const report = (message: () => string) => (messages.length < MAX_NUL_MESSAGES ? messages.push(message()) : more++)
+  const report = (message: () => string) => (messages.length < MAX_WALK_MESSAGES ? messages.push(message()) : more++)
   const stack: Visit[] = [{ value, parent: undefined, key: "" }]
   while (stack.length > 0) {
     const visit = stack.pop()!
@@ -119,7 +119,7 @@ export const textViolations = (value: unknown, rules: readonly TextRule[] = [NO_
       }
     }
   }
-  if (more > 0) messages.push(`body: ${more} more fields contain NUL characters or lone surrogates`)
+  if (more > 0) messages.push(`body: ${more} more faults of the same kinds`)
   return messages
 }
 
@@ -131,7 +131,7 @@ export const nulViolations = (value: unknown): string[] => textViolations(value,
 /** Keeps the text faults of a value just read for its decode (decodeOrFail), which refuses it. */
 const noteTextFaults = (value: object, rules: readonly TextRule[]) => {
   const messages = textViolations(value, rules)
-  if (messages.length > 0) nulFaults.set(value, messages)
+  if (messages.length > 0) textFaults.set(value, messages)
 }
 
 /** Deeper than any body the API takes (the manifest's configs are about eight levels). */
@@ -165,16 +165,18 @@ export const nestsDeeperThan = (text: string, max: number): boolean => {
 }
 
 /**
- * More items than any array of a request takes (attendees: 500), but for the manifest's. Checked
- * before the schema: a body of 500,000 bad items held the event loop for seconds to name each.
+ * More items than any array of a request takes (attendees: 500). Checked before the schema: a
+ * body of 500,000 bad items held the event loop for seconds to name each.
  */
 export const MAX_ARRAY_ITEMS = 1_000
+/** The manifest's arrays (a building's rooms, desks, users): a large estate, not millions. */
+export const MAX_MANIFEST_ARRAY_ITEMS = 100_000
 
 /** Arrays longer than `max`, each named by its path; iterative like nulViolations. */
 export const oversizedArrays = (value: unknown, max: number): string[] => {
   const messages: string[] = []
   const stack: Array<{ readonly value: unknown; readonly path: string }> = [{ value, path: "" }]
-  while (stack.length > 0 && messages.length < MAX_NUL_MESSAGES) {
+  while (stack.length > 0 && messages.length < MAX_WALK_MESSAGES) {
     const { value: v, path } = stack.pop()!
     if (Array.isArray(v)) {
       if (v.length > max) messages.push(`${path || "body"}: at most ${max} items (${v.length} sent)`)
@@ -187,7 +189,7 @@ export const oversizedArrays = (value: unknown, max: number): string[] => {
 
 /**
  * The request body as JSON; malformed JSON or a non-object body is 400 SV001, and so is an array
- * of more than MAX_ARRAY_ITEMS unless `largeArrays` (the manifest: its size bounds it).
+ * of more than MAX_ARRAY_ITEMS (MAX_MANIFEST_ARRAY_ITEMS with `largeArrays`: the manifest).
  */
 export const readJson = async (c: Context, options: { optional?: boolean; largeArrays?: boolean } = {}): Promise<unknown> => {
   const text = await c.req.text().catch(() => {
@@ -208,8 +210,9 @@ export const readJson = async (c: Context, options: { optional?: boolean; largeA
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new ValidationFailed({ messages: ["body: must be a JSON object"] })
   // An array of more than MAX_ARRAY_ITEMS takes at least two characters an item.
-  if (!options.largeArrays && text.length > 2 * MAX_ARRAY_ITEMS) {
-    const oversized = oversizedArrays(value, MAX_ARRAY_ITEMS)
+  const maxItems = options.largeArrays ? MAX_MANIFEST_ARRAY_ITEMS : MAX_ARRAY_ITEMS
+  if (text.length > 2 * maxItems) {
+    const oversized = oversizedArrays(value, maxItems)
     if (oversized.length > 0) throw new ValidationFailed({ messages: oversized })
   }
   // JSON text holds a NUL only as the escape \u0000 (a raw one is malformed JSON), and a lone

@@ -43,6 +43,8 @@ export const stoppableFetch = <A extends unknown[]>(fetch: (request: Request, ..
   let stopping = false
   const listeners = new Set<() => void>()
   const lastAnswer = (response: Response): Response => {
+    // An upgrade or a network error (status 101, 0) is left as it is: no copy can carry them.
+    if (response.status < 200) return response
     try {
       response.headers.set("connection", "close")
       return response

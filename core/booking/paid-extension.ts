@@ -1,7 +1,7 @@
 import type { BookingDomainEvent } from "../events/domain-events.ts"
 import { fromMinor, toMinor, type PriceSummary } from "./pricing.ts"
 import type { Booking, BookingStatus } from "./state.ts"
-import type { Transitioned } from "./transitions.ts"
+import { detailsChanged, type Transitioned } from "./transitions.ts"
 
 /**
  * A paid extension (spec status table: "active or checked-in -> PATCH extending a paid booking
@@ -28,13 +28,6 @@ export interface ExtensionOrigin {
   /** `active` or `checked-in`. */
   readonly status: BookingStatus
 }
-
-/** What integrators show of a booking besides its times (the MODIFY rule of transitions.ts). */
-const detailsChanged = (before: Booking, after: Booking): boolean =>
-  after.title !== before.title ||
-  after.body !== before.body ||
-  after.estimatedAttendance !== before.estimatedAttendance ||
-  JSON.stringify(after.attendees) !== JSON.stringify(before.attendees)
 
 /** The update result of a PATCH turned into an unpaid extension awaiting payment. */
 export const beginPaidExtension = (before: Booking, updated: Transitioned): Transitioned => ({

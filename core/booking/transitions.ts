@@ -74,6 +74,19 @@ export interface Transitioned {
 export type TransitionError = IllegalTransition | Forbidden | BookingRuleViolated
 
 /**
+ * Whether `after` changes what integrators show of a booking besides its times (title, body,
+ * attendees, attendance): with the times, what makes a MODIFY. A field `after` leaves out is kept.
+ */
+export const detailsChanged = (
+  before: Booking,
+  after: Partial<Pick<Booking, "title" | "body" | "estimatedAttendance" | "attendees">>,
+): boolean =>
+  (after.title !== undefined && after.title !== before.title) ||
+  (after.body !== undefined && after.body !== before.body) ||
+  (after.estimatedAttendance !== undefined && after.estimatedAttendance !== before.estimatedAttendance) ||
+  (after.attendees !== undefined && JSON.stringify(after.attendees) !== JSON.stringify(before.attendees))
+
+/**
  * THE status machine: the statuses each command may start from. Terminal statuses appear in
  * no row, so done, cancelled and rejected never change (spec rule 3); Reject is "any" status
  * of the spec read as any non-terminal one.
@@ -204,15 +217,8 @@ export const transition = (
       }
       if (!(end > start)) return violated("endDateTime must be after startDateTime")
       if (end !== booking.end && end <= now) return violated("endDateTime must be in the future")
-      // Spec: MODIFY when the "booking changed" (its times, or what integrators show of it:
-      // title, body, attendees, attendance); a PATCH that changes nothing sends nothing.
-      const changed =
-        start !== booking.start ||
-        end !== booking.end ||
-        (changes.title !== undefined && changes.title !== booking.title) ||
-        (changes.body !== undefined && changes.body !== booking.body) ||
-        (changes.estimatedAttendance !== undefined && changes.estimatedAttendance !== booking.estimatedAttendance) ||
-        (changes.attendees !== undefined && JSON.stringify(changes.attendees) !== JSON.stringify(booking.attendees))
+      // Spec: MODIFY when the "booking changed"; a PATCH that changes nothing sends nothing.
+      const changed = start !== booking.start || end !== booking.end || detailsChanged(booking, changes)
       const events: ReadonlyArray<BookingDomainEvent> = changed
         ? [
             {

@@ -20,8 +20,9 @@ const isCalendarDate = (s: string): boolean => {
 }
 
 /**
- * ISO 8601 date or date-time that also names a real instant: every date-time the booking
- * routes take (a comma fraction, a lower-case t or z) too, and the offset without its colon.
+ * ISO 8601 date or date-time that also names a real instant (timestamp, visitDate): the offset
+ * may lack its colon, and every date-time the booking routes take passes too (a comma fraction,
+ * a lower-case t or z).
  */
 const IsoDateTime = Schema.String.check(
   Schema.makeFilter((s: string) =>

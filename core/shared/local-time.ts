@@ -55,10 +55,10 @@ const formatterFor = (timeZone: string): Intl.DateTimeFormat => {
  */
 const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/u
 export const isValidTimeZone = (timeZone: string): boolean => {
-  if (!IANA_NAME.test(timeZone) || timeZone.startsWith("SystemV/")) return false
+  if (!IANA_NAME.test(timeZone)) return false
   try {
-    formatterFor(timeZone)
-    return true
+    // Intl reads names in any case: the canonical name tells a SystemV zone however spelled.
+    return !formatterFor(timeZone).resolvedOptions().timeZone.toLowerCase().startsWith("systemv/")
   } catch {
     return false
   }
@@ -328,8 +328,9 @@ export const truncateToMinute = (instant: number): number => Math.floor(instant 
 export const parseOffsetDateTime = (text: string): Result.Result<number, string> => parseInstant(text, true)
 
 /**
- * The same date-time to the millisecond, for the operator's clock (a test moves it to seconds):
- * the forms the booking routes take, where Date.parse refused a comma fraction or a lower-case t.
+ * The same date-time to the millisecond, where an instant is kept as given (the operator's clock,
+ * a visitor event's timestamp): every form the booking routes take, where Date.parse refused a
+ * comma fraction or a lower-case t.
  */
 export const parseOffsetDateTimeExact = (text: string): Result.Result<number, string> => parseInstant(text, false)
 

@@ -40,7 +40,10 @@ export const emptyProjectIds = (id: string, brandId: string): ProjectIds => ({
   webhooks: keyMap(),
 })
 
-const KINDS = ["zones", "floors", "rooms", "desks", "units", "accessGroups", "discounts", "users", "webhooks"] as const
+/** The key maps of a project's ids: every field of ProjectIds but its own ids. */
+const KINDS = (Object.keys(emptyProjectIds("", "")) as Array<keyof ProjectIds>).filter(
+  (k): k is Exclude<keyof ProjectIds, "id" | "brandId"> => k !== "id" && k !== "brandId",
+)
 
 /** A deep copy that keeps the maps without a prototype (structuredClone gives them one). */
 export const copyManifestIds = (ids: ManifestIds): ManifestIds => {

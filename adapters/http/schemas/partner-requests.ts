@@ -101,11 +101,14 @@ export const MAX_EXTERNAL_USER_ID = 128
 /**
  * THE rule for an externalUserId, the partner routes' path and act_as's subject alike (a member
  * act_as created must be reachable on the partner routes): 1-128 characters, not only
- * whitespace, no control characters (they cannot be stored as text, NUL, or logged safely).
+ * whitespace, no control characters (they cannot be stored as text, NUL, or logged safely),
+ * not a dot segment.
  */
 export const ExternalUserId = Characters(1, MAX_EXTERNAL_USER_ID).check(
   Schema.makeFilter((id: string) => id === "" || id.trim() !== "" || "must not be only whitespace"),
   Schema.makeFilter((id: string) => !/\p{Cc}/u.test(id) || "must not contain control characters"),
+  // A path segment of "." or ".." resolves away: no partner route could name such a member.
+  Schema.makeFilter((id: string) => (id !== "." && id !== "..") || 'must not be "." or ".."'),
 )
 
 const ExternalUserIdPath = Schema.Struct({ externalUserId: ExternalUserId })

@@ -34,13 +34,24 @@ describe("a request's arrays are bounded before their items are checked (400 SV0
     expect(res.body.message).toEqual(["cards: at most 1000 items (300000 sent)"])
   })
 
-  it("a bounded array keeps its own rule and names every bad item (attendees: at most 500)", async () => {
-    const res = await h.request("POST", "/meetings", {
+  it("under the bound an array keeps its own rule (attendees: at most 500), and every bad item is named", async () => {
+    const body = { meetingRoomId: w.hq.rooms.orchid, title: "Big", startDateTime: at(1, "10:00"), endDateTime: at(1, "11:00") }
+    const many = await h.request("POST", "/meetings", {
       token: w.alice,
-      body: { meetingRoomId: w.hq.rooms.orchid, title: "Big", startDateTime: at(1, "10:00"), endDateTime: at(1, "11:00"), attendees: [0, 0] },
+      body: { ...body, attendees: Array.from({ length: 600 }, (_, i) => ({ email: `p${i}@hq.example` })) },
     })
+    expect(many.status).toBe(400)
+    expect(many.body.message).toEqual(["attendees: at most 500 attendees"])
+    const bad = await h.request("POST", "/meetings", { token: w.alice, body: { ...body, attendees: [0, 0] } })
+    expect(bad.body.message.filter((m: string) => m.startsWith("attendees."))).toHaveLength(2)
+  })
+
+  it("the manifest's arrays are bounded at 100,000 items, checked before any item is decoded", async () => {
+    const manifest = contractManifest() as any
+    manifest.projects[0].rooms = Array(100_001).fill(0)
+    const res = await h.admin("PUT", "/manifest", manifest)
     expect(res.status).toBe(400)
-    expect(res.body.message.filter((m: string) => m.startsWith("attendees."))).toHaveLength(2)
+    expect(res.body.message).toEqual(["projects.0.rooms: at most 100000 items (100001 sent)"])
   })
 
   it("the manifest takes large arrays; an answer names at most 1,000 violations and counts the rest", async () => {

@@ -165,7 +165,7 @@ describe.each(ENGINES)("foundation on %s", (engine) => {
     expect(res.body.code).toBe("SV001")
   })
 
-  it("the manual clock moves to a `to` in any form the booking routes take, to the second (a comma fraction, a lower-case t)", async () => {
+  it("the manual clock moves to a `to` in any form the booking routes take, to the millisecond (a comma fraction, a lower-case t)", async () => {
     const now = Date.parse((await h.admin("GET", "/clock")).body.data.now)
     const later = new Date(now + 3 * 86_400_000 + 30_500).toISOString().replace("T", "t").replace(".", ",")
     const res = await h.admin("POST", "/clock/advance", { to: later })

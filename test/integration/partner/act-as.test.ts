@@ -74,11 +74,15 @@ describe.each(ENGINES)("act_as on %s", (engine) => {
       ["   ", "subject: must not be only whitespace"],
       ["\u3000", "subject: must not be only whitespace"],
       ["a\u0007b", "subject: must not contain control characters"],
+      ["..", 'subject: must not be "." or ".."'],
     ] as const) {
       const res = await actAs({ subject })
       expect(res.status, JSON.stringify(subject)).toBe(400)
       expect(res.body).toMatchObject({ code: "SV001", message: [message] })
     }
+    const { appLinksTable } = await import("../../../adapters/postgres/schema.ts")
+    const links = await w.h.booted.services.database.db.select().from(appLinksTable)
+    expect(links.filter((l) => ["   ", "\u3000", "a\u0007b", ".."].includes(l.externalUserId))).toEqual([])
     const path = await w.call("GET", w.member("   "))
     expect(path.body.message).toEqual(["externalUserId: must not be only whitespace"])
   })

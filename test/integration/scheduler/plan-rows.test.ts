@@ -83,8 +83,8 @@ describe("plan rows on PostgreSQL", () => {
   it("a booking's tick whose retry was pushed past its later ticks (a failure during a clock advance) still goes first: its end never runs before its no-show", async () => {
     await insertTick("tick-r", "post-start-expire", 4, 15)
     await insertTick("tick-r", "end", 2, 60)
-    const [expire] = await execute<{ id: string }>(db(), sql`select id from scheduled_ticks where booking_id = 'tick-r' and kind = 'post-start-expire'`)
-    // The advance's clock stood at 09:90 when the tick failed: its retry is stamped after the end.
+    const [expire] = await execute<{ id: number }>(db(), sql`select id from scheduled_ticks where booking_id = 'tick-r' and kind = 'post-start-expire'`)
+    // The advance's clock stood at 10:30 when the tick failed: its retry is stamped after the end.
     await db().transaction((tx) => recordTickFailure(tx, { id: expire!.id, attempts: 0 }, at(90), "runtime stopping", 5))
     // Before its retry (2 s on): nothing of the booking, its end held back.
     expect(await claimed(at(90) + 1_000, (t) => `${t.bookingId}:${t.kind}`)).toEqual([])
