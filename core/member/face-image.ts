@@ -36,6 +36,7 @@ const JPEG_EOI = [0xff, 0xd9] as const
 /** PNG chunk types: the header must come first, the end last. */
 const PNG_IHDR = [0x49, 0x48, 0x44, 0x52] as const
 const PNG_IEND = [0x49, 0x45, 0x4e, 0x44] as const
+const PNG_IDAT = [0x49, 0x44, 0x41, 0x54] as const
 
 /** Whether `bytes` hold `expected` at `offset` (the magic bytes at 0, a marker or chunk type). */
 const at = (bytes: Uint8Array, offset: number, expected: ReadonlyArray<number>) =>
@@ -43,26 +44,70 @@ const at = (bytes: Uint8Array, offset: number, expected: ReadonlyArray<number>) 
 
 /**
  * Beyond the magic bytes (spec: "type verified by magic bytes"), the frame of a whole image, so
- * a header alone or a cut upload is refused (rule 4, "an invalid image") before it is stored and
- * earns the member's one auto-generated card: a JPEG has a start of scan with an end of image
- * marker after it; a PNG's first chunk is IHDR and an IEND chunk follows. Bytes after the end
- * are allowed (phones append trailers and motion clips). Pixels are not decoded.
+ * a header alone, a cut upload or a frame with no picture is refused (rule 4, "an invalid
+ * image") before it is stored and earns the member's one auto-generated card. A JPEG: its
+ * segments up to the start of scan hold a frame header (SOFn) of a non-empty size, and an end of
+ * image marker follows the scan. A PNG: the first chunk is an IHDR of a non-empty size whose CRC
+ * holds, and image data (IDAT) comes before the IEND chunk. Bytes after the end are allowed
+ * (phones append trailers and motion clips). Pixels are not decoded.
  */
 const isWholeJpeg = (bytes: Uint8Array): boolean => {
   let sos = -1
-  for (let i = 2; i < bytes.length - 1 && sos < 0; i++) if (bytes[i] === 0xff && at(bytes, i, JPEG_SOS)) sos = i
-  if (sos < 0) return false
+  let framed = false
+  // The marker segments after SOI: FF, the marker, then (but for RSTn, TEM) a 16-bit length.
+  for (let i = 2; i + 4 <= bytes.length; ) {
+    if (bytes[i] !== 0xff) return false
+    const marker = bytes[i + 1]!
+    if (marker === 0xff) {
+      i++ // fill byte
+      continue
+    }
+    if (marker === 0xda) {
+      sos = i
+      break
+    }
+    if ((marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      i += 2
+      continue
+    }
+    const length = (bytes[i + 2]! << 8) | bytes[i + 3]!
+    if (length < 2) return false
+    // SOF0-SOF15 but DHT (C4), JPG (C8) and DAC (CC): precision, height, width.
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      if (i + 9 > bytes.length) return false
+      const height = (bytes[i + 5]! << 8) | bytes[i + 6]!
+      const width = (bytes[i + 7]! << 8) | bytes[i + 8]!
+      framed = height > 0 && width > 0
+    }
+    i += 2 + length
+  }
+  if (sos < 0 || !framed) return false
   for (let i = bytes.length - 2; i > sos + 1; i--) if (bytes[i] === 0xff && at(bytes, i, JPEG_EOI)) return true
   return false
 }
 
+const uint32 = (bytes: Uint8Array, i: number) => ((bytes[i]! << 24) | (bytes[i + 1]! << 16) | (bytes[i + 2]! << 8) | bytes[i + 3]!) >>> 0
+
+/** CRC-32 (ISO 3309, as PNG computes it) of bytes[from, to). */
+const crc32 = (bytes: Uint8Array, from: number, to: number): number => {
+  let crc = 0xffffffff
+  for (let i = from; i < to; i++) {
+    crc ^= bytes[i]!
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1
+  }
+  return (crc ^ 0xffffffff) >>> 0
+}
+
 const isWholePng = (bytes: Uint8Array): boolean => {
-  if (!(at(bytes, 8, [0, 0, 0, 13]) && at(bytes, 12, PNG_IHDR))) return false
-  // The chunk chain from IHDR (length, type, data, CRC) to IEND.
+  if (!(at(bytes, 8, [0, 0, 0, 13]) && at(bytes, 12, PNG_IHDR) && bytes.length >= 33)) return false
+  // IHDR: width and height, then its CRC over type and data.
+  if (uint32(bytes, 16) === 0 || uint32(bytes, 20) === 0 || crc32(bytes, 12, 29) !== uint32(bytes, 29)) return false
+  // The chunk chain from IHDR (length, type, data, CRC) to IEND, with image data on the way.
+  let data = false
   for (let i = 8; i + 8 <= bytes.length; ) {
-    if (at(bytes, i + 4, PNG_IEND)) return true
-    const length = ((bytes[i]! << 24) | (bytes[i + 1]! << 16) | (bytes[i + 2]! << 8) | bytes[i + 3]!) >>> 0
-    i += 12 + length
+    if (at(bytes, i + 4, PNG_IEND)) return data
+    if (at(bytes, i + 4, PNG_IDAT) && uint32(bytes, i) > 0) data = true
+    i += 12 + uint32(bytes, i)
   }
   return false
 }

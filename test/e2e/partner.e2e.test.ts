@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { e2eTarget, uniqueSuffix, type E2ETarget } from "../support/e2e-target.ts"
+import { jpegBase64 } from "../support/face-images.ts"
 
 /** Partner members over HTTP: onboard, credentials, read, offboard, act_as (well under 30 calls). */
 describe("partner members over HTTP", () => {
@@ -65,15 +66,12 @@ describe("partner members over HTTP", () => {
     })
 
     // A whole JPEG's frame: start of image, start of scan, end of image.
-    const face = Buffer.alloc(256)
-    face.set([0xff, 0xd8, 0xff, 0xe0])
-    face.set([0xff, 0xda], 4)
-    face.set([0xff, 0xd9], 254)
+
     const creds = await t.call("PUT", `${path}/credentials`, {
       token,
       body: {
         cards: [{ cardNo: "A1B2C3D4", cardCodeFormat: "hex" }],
-        face: face.toString("base64"),
+        face: jpegBase64(256),
         faceConsentAt: "2030-01-07T09:00:00+07:00",
       },
     })

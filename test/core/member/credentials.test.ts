@@ -17,9 +17,10 @@ import {
   MAX_CARDS,
 } from "../../../core/member/credentials.ts"
 import type { CardIssuer, MemberCard, PartnerMember } from "../../../core/member/state.ts"
+import { jpegBase64 } from "../../support/face-images.ts"
 
 /** The frame of a whole JPEG (start of image, start of scan, end of image): what decodeFaceImage checks. */
-const JPEG_B64 = btoa(String.fromCharCode(0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0xff, 0xda, 0, 0xff, 0xd9))
+const JPEG_B64 = jpegBase64(32)
 const CONSENT = "2025-01-01T09:00:00+07:00"
 
 /** Deterministic issuer: counting ids, a scripted byte stream, a set of taken numbers. */

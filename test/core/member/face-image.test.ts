@@ -6,14 +6,20 @@ import {
   MAX_FACE_BYTES,
 } from "../../../core/member/face-image.ts"
 
-/** A JPEG's frame: start of image (APP0 JFIF), start of scan, end of image. */
-const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xff, 0xda, 0x00, 0xff, 0xd9])
-/** A PNG's frame: signature, IHDR first (13 bytes and CRC), IEND last. */
-const PNG = new Uint8Array([
-  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a,
-  0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89,
-  0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
-])
+const SOI = [0xff, 0xd8]
+const APP0 = [0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
+/** A frame header (SOF0) of a 1x1 image, three components. */
+const SOF0 = [0xff, 0xc0, 0x00, 0x11, 0x08, 0x00, 0x01, 0x00, 0x01, 0x03, 0x01, 0x11, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]
+const SOS = [0xff, 0xda, 0x00, 0x0c, 0x03, 0x01, 0x00, 0x02, 0x11, 0x03, 0x11, 0x00, 0x3f, 0x00, 0x00]
+const EOI = [0xff, 0xd9]
+/** A JPEG's frame: start of image, APP0 JFIF, the frame header, a scan, end of image. */
+const JPEG = new Uint8Array([...SOI, ...APP0, ...SOF0, ...SOS, ...EOI])
+const IHDR = [0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89]
+const IDAT = [0, 0, 0, 1, 0x49, 0x44, 0x41, 0x54, 0x00, 0, 0, 0, 0]
+const IEND = [0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]
+const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
+/** A PNG's frame: signature, IHDR first (13 bytes and CRC), image data, IEND last. */
+const PNG = new Uint8Array([...SIGNATURE, ...IHDR, ...IDAT, ...IEND])
 const GIF = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61])
 
 const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
@@ -87,6 +93,21 @@ describe("face image (PartnerCredentialsRequest.face)", () => {
     expect(failure(b64(JPEG.slice(0, JPEG.length - 1)))).toContain("not a whole JPEG")
     // No start of scan: a header and an end marker only.
     expect(failure(b64(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0xff, 0xd9])))).toContain("not a whole JPEG")
+  })
+
+  it("a frame with no picture is not an image: a JPEG without a frame header or of size 0, a PNG without image data, of size 0 or with a broken IHDR", () => {
+    expect(failure(b64(new Uint8Array([...SOI, ...APP0, ...SOS, ...EOI])))).toContain("not a whole JPEG")
+    const empty = [...SOF0]
+    empty[5] = 0
+    empty[6] = 0
+    expect(failure(b64(new Uint8Array([...SOI, ...empty, ...SOS, ...EOI])))).toContain("not a whole JPEG")
+    expect(failure(b64(new Uint8Array([...SIGNATURE, ...IHDR, ...IEND])))).toContain("not a whole PNG")
+    const zero = [...IHDR]
+    zero[11] = 0
+    expect(failure(b64(new Uint8Array([...SIGNATURE, ...zero, ...IDAT, ...IEND])))).toContain("not a whole PNG")
+    const badCrc = [...IHDR]
+    badCrc[24] ^= 1
+    expect(failure(b64(new Uint8Array([...SIGNATURE, ...badCrc, ...IDAT, ...IEND])))).toContain("not a whole PNG")
   })
 
   it("bytes after a whole image's end (a phone's trailer, a motion clip) are allowed", () => {

@@ -13,8 +13,9 @@ import {
   type ProfilePatch,
   transition,
 } from "../../../core/member/transitions.ts"
+import { jpegBase64 } from "../../support/face-images.ts"
 
-const JPEG_B64 = btoa(String.fromCharCode(0xff, 0xd8, 0xff, 0xe0, 0xff, 0xda, 0, 0xff, 0xd9))
+const JPEG_B64 = jpegBase64(32)
 const CONSENT = "2025-01-01T09:00:00+07:00"
 const GROUPS = ["g1", "g2"]
 
