@@ -66,6 +66,16 @@ export const runExit = <R, A, E>(
   return runtime.runPromiseExit(withRequest(Effect.provideService(effect, ReadsFreshFrom, arrivedAt), requestId, span))
 }
 
+/** ManagedRuntime's defect once `dispose` has begun (effect/ManagedRuntime). */
+const RUNTIME_DISPOSED = "ManagedRuntime disposed"
+
+/**
+ * A cause that only says the runtime stopped under the work: interrupted by its disposal, or
+ * started after the disposal began. Nothing is wrong with the work itself.
+ */
+export const stoppedUnder = (cause: Cause.Cause<unknown>): boolean =>
+  Cause.hasInterruptsOnly(cause) || cause.reasons.some((r) => Cause.isDieReason(r) && r.defect === RUNTIME_DISPOSED)
+
 /** The HTTP answer of a use case's Exit (see `Run`). */
 export const exitResponse = <A, E extends AppError>(
   s: DefectSink,
@@ -76,9 +86,9 @@ export const exitResponse = <A, E extends AppError>(
   if (Exit.isSuccess(exit)) return onSuccess(exit.value)
   const failure = Cause.findErrorOption(exit.cause)
   if (failure._tag === "Some" && isAppError(failure.value)) return errorResponse(c, failure.value)
-  // Only interrupted: the runtime is being disposed (a stop cut the request at its grace period's
-  // end). Nothing is wrong in the request: 503, retryable, and a warning rather than a stack.
-  if (Cause.hasInterruptsOnly(exit.cause)) {
+  // The runtime is being disposed (a stop cut the request at its grace period's end). Nothing
+  // is wrong in the request: 503, retryable, and a warning rather than a stack.
+  if (stoppedUnder(exit.cause)) {
     requestLogger(s, c).log("warn", "request interrupted: the server is stopping", { method: c.req.method, path: c.req.path })
     return errorResponse(c, new UpstreamUnavailable({ reason: "the server is stopping; retry the request" }))
   }

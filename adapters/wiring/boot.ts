@@ -43,6 +43,12 @@ export interface Booted {
   readonly runtime: AppRuntime
   /** Prints what the operator needs (tokens, demo credentials); call once the server listens on `port`. */
   readonly announce: (port: number) => void
+  /**
+   * Disposes the Effect runtime: the requests still running are interrupted (answered 503) and
+   * the background workers stop. `close` does it too; a stop calls it first, before cutting the
+   * connections those answers go out on.
+   */
+  readonly stopRuntime: () => Promise<void>
   /** Stops background workers, closes the database and frees the data directory (after the HTTP server drained). */
   readonly close: () => Promise<void>
 }
@@ -191,6 +197,8 @@ const bootLocked = async (
       lock?.listeningOn(port)
       lines.forEach((line) => print(line))
     },
+    // Idempotent (ManagedRuntime's dispose): a stop calls it before close does.
+    stopRuntime: () => runtime.dispose(),
     close: async () => {
       try {
         // Stops the workers (webhooks, then the scheduler), then the rest of the graph.

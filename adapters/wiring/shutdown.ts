@@ -9,12 +9,20 @@ export interface ShutdownParts {
   readonly graceMs: number
   /** Stops accepting and resolves when in-flight requests are done. */
   readonly drain: () => Promise<unknown>
+  /**
+   * After the grace period, before the cut: interrupts the requests still running, whose answers
+   * (503 SV004, "the server is stopping") then go out on connections still open.
+   */
+  readonly interrupt?: () => Promise<unknown>
   /** Cuts the connections still open after the grace period. */
   readonly cut: () => unknown
   /** Background workers, database, data directory lock. */
   readonly close: () => Promise<void>
   readonly exit: (code: number) => void
 }
+
+/** How long interrupted requests' answers get to go out before the cut. */
+const ANSWER_FLUSH_MS = 50
 
 export const onShutdownSignal = (parts: ShutdownParts): ((signal: string) => void) => {
   let stopping = false
@@ -32,6 +40,11 @@ export const onShutdownSignal = (parts: ShutdownParts): ((signal: string) => voi
       try {
         await Promise.race([parts.drain().catch(() => undefined), graceOver])
         clearTimeout(timer)
+        if (parts.interrupt !== undefined) {
+          await parts.interrupt().catch(() => undefined)
+          // The interrupted requests' answers are written on the next turns of the event loop.
+          await new Promise((resolve) => setTimeout(resolve, ANSWER_FLUSH_MS))
+        }
         await parts.cut()
         await parts.close()
         clearTimeout(hard)

@@ -41,6 +41,7 @@ const shutdown = onShutdownSignal({
     cutting = true
     return server.stop(true)
   },
+  interrupt: booted.stopRuntime,
   close: booted.close,
   exit,
 })

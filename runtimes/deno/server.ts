@@ -36,6 +36,7 @@ const shutdown = onShutdownSignal({
   drain: () => app.stopping().then(() => server.shutdown()),
   // Deno has no call that cuts open connections; exiting does, once the database is closed.
   cut: () => {},
+  interrupt: booted.stopRuntime,
   close: booted.close,
   exit,
 })

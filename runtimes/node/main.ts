@@ -42,6 +42,7 @@ export const main = async (): Promise<void> => {
     graceMs: shutdownGraceMs,
     drain: () => drain(server),
     cut: () => server.closeAllConnections(),
+    interrupt: booted.stopRuntime,
     close: booted.close,
     exit,
   })

@@ -178,6 +178,35 @@ describe("SIGTERM to the npm script stops the server within its bound", () => {
     expect(outcomes.filter((o) => o !== "200"), `${runtime}: ${outcomes.join(" ")}`).toEqual([])
   })
 
+  it("on node: a request still running when the grace period ends is answered 503 SV004 before its connection is cut, never reset or 500", { timeout: 120_000 }, async () => {
+    const s = spawnServer("node", {
+      KEYSPACE_DATA_DIR: "memory",
+      KEYSPACE_SEED: "none",
+      KEYSPACE_SHUTDOWN_GRACE_MS: "100",
+      KEYSPACE_ADMIN_TOKEN: "signals-admin-token-0123456",
+    })
+    started.push(s)
+    const port = await s.listening(120_000)
+    // A manifest of thousands of rooms: longer than the grace period.
+    const rooms = Array.from({ length: 3000 }, (_, i) => ({ key: `r${i}`, name: `Room ${i}`, zone: "z", floor: "f", capacity: 4 }))
+    const manifest = { projects: [{ key: "big", name: "Big", timezone: "Asia/Bangkok", zones: [{ key: "z", name: "Z", floors: [{ key: "f", name: "F" }] }], rooms }] }
+    const answer = fetch(`http://127.0.0.1:${port}/admin/v1/manifest`, {
+      method: "PUT",
+      headers: { authorization: "Bearer signals-admin-token-0123456", "content-type": "application/json" },
+      body: JSON.stringify(manifest),
+    }).then(
+      async (r) => ({ status: r.status, body: (await r.json()) as { code: string } }),
+      (e: { cause?: { code?: string } }) => ({ status: 0, body: { code: e.cause?.code ?? "error" } }),
+    )
+    await new Promise((r) => setTimeout(r, 30))
+    s.child.kill("SIGTERM")
+    const got = await answer
+    expect((await s.exited(30_000)).code).toBe(0)
+    // Finished in time (200), or interrupted and told so (503 SV004): never cut unanswered or a 500.
+    expect([200, 503], JSON.stringify(got)).toContain(got.status)
+    if (got.status === 503) expect(got.body.code).toBe("SV004")
+  })
+
   for (const runtime of RUNTIMES)
     it(`on ${runtime}: a request that finishes within the grace period gets its answer (Connection: close) and the server exits then, not at the grace period's end`, { timeout: 180_000 }, async () => {
       const LONG_GRACE_MS = 20_000

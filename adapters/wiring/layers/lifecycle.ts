@@ -1,4 +1,5 @@
 import { Cause, Deferred, Effect, Exit, Layer } from "effect"
+import { stoppedUnder } from "../../http/run.ts"
 import { ClockControl } from "../../../core/operator/clock.ts"
 import type { LifecycleSchedulerShape } from "../../../core/ports/lifecycle-scheduler.ts"
 import { SchedulerDrain } from "../../../core/ports/scheduler-drain.ts"
@@ -47,12 +48,6 @@ export const applyTickFor = (s: WorkerDeps): ApplyTick => {
     })
 }
 
-/** A cause that only says the runtime stopped under the work: interrupted, or disposed. */
-const stoppedUnder = (cause: Cause.Cause<unknown>): boolean =>
-  Cause.hasInterruptsOnly(cause) || cause.reasons.some((r) => Cause.isDieReason(r) && r.defect === RUNTIME_DISPOSED)
-
-/** ManagedRuntime's defect once `dispose` has begun (effect/ManagedRuntime). */
-const RUNTIME_DISPOSED = "ManagedRuntime disposed"
 
 /**
  * The lifecycle scheduler (embedded or Temporal, KEYSPACE_SCHEDULER) as a scoped layer: started
