@@ -40,6 +40,19 @@ export const unmetExpectationBody = (expect: string): string =>
   JSON.stringify(failureBody("SV001", [`Expect: "${expect.slice(0, 64)}" cannot be met; only 100-continue is`]))
 
 /**
+ * The request at another URL. The Fetch standard's Request refuses some methods (TRACE,
+ * CONNECT, TRACK: a TypeError, which was a 500); such a request stays as it came, and no route
+ * of the app takes those methods.
+ */
+const readdressed = (request: Request, url: string): Request => {
+  try {
+    return new Request(url, request)
+  } catch {
+    return request
+  }
+}
+
+/**
  * The app's fetch for a runtime that builds request URLs from Host: an invalid Host is 400,
  * an unmet Expect 417, and a request whose URL came without a host (no Host header) is
  * addressed to `localHost`.
@@ -59,12 +72,12 @@ export const routedByTarget = <Rest extends unknown[]>(
     const expect = request.headers.get("expect")
     if (expect !== null && !CONTINUE.test(expect)) return refused(417, unmetExpectationBody(expect))
     const url = request.url
-    if (url.startsWith("/")) return fetch(new Request(`http://${localHost}${url}`, request), ...rest)
+    if (url.startsWith("/")) return fetch(readdressed(request, `http://${localHost}${url}`), ...rest)
     // Deno keeps dot segments (`/partner/members/..` reached a member named ".."); Node and Bun
     // resolve them as a URL does. Resolved here the same way, so every runtime routes alike.
     if (url.includes("/.") || DOT_ESCAPE.test(url)) {
       const resolved = new URL(url).href
-      if (resolved !== url) return fetch(new Request(resolved, request), ...rest)
+      if (resolved !== url) return fetch(readdressed(request, resolved), ...rest)
     }
     return fetch(request, ...rest)
   }
