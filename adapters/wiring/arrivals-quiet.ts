@@ -4,8 +4,8 @@
  * connections the kernel had already accepted (the listen backlog) are then taken and answered
  * instead of reset when the listener closes. One rule for Node, Bun and Deno.
  */
-export const QUIET_MS = 25
-export const MAX_MS = 1_000
+const QUIET_MS = 25
+const MAX_MS = 1_000
 const CHECK_MS = 5
 
 /**

@@ -10,10 +10,10 @@ export interface ShutdownParts {
   /** Stops accepting and resolves when in-flight requests are done. */
   readonly drain: () => Promise<unknown>
   /**
-   * After the grace period, before the cut: interrupts the requests still running, whose answers
-   * (503 SV004, "the server is stopping") then go out on connections still open.
+   * When the grace period ran out, before the cut: interrupts the requests still running, whose
+   * answers (503 SV004, "the server is stopping") then go out on connections still open.
    */
-  readonly interrupt?: () => Promise<unknown>
+  readonly interrupt: () => Promise<unknown>
   /** Cuts the connections still open after the grace period. */
   readonly cut: () => unknown
   /** Background workers, database, data directory lock. */
@@ -38,9 +38,15 @@ export const onShutdownSignal = (parts: ShutdownParts): ((signal: string) => voi
     const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, parts.graceMs)))
     void (async () => {
       try {
-        await Promise.race([parts.drain().catch(() => undefined), graceOver])
+        const drained = await Promise.race([
+          parts.drain().then(
+            () => true,
+            () => false,
+          ),
+          graceOver.then(() => false),
+        ])
         clearTimeout(timer)
-        if (parts.interrupt !== undefined) {
+        if (!drained) {
           await parts.interrupt().catch(() => undefined)
           // The interrupted requests' answers are written on the next turns of the event loop.
           await new Promise((resolve) => setTimeout(resolve, ANSWER_FLUSH_MS))

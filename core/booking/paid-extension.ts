@@ -75,19 +75,16 @@ export const completePaidExtension = (
   }
 }
 
+/** The booking with the times it had before the extension's PATCH (the lapse, a cancel, a reject). */
+const originTimes = (booking: Booking, origin: ExtensionOrigin): Booking => ({ ...booking, start: origin.start, end: origin.end })
+
 /** The window lapsed unpaid: the booking is exactly as it was before the PATCH. */
 export const lapsePaidExtension = (
   booking: Booking,
   origin: ExtensionOrigin,
   now: number,
 ): Transitioned => ({
-  booking: {
-    ...booking,
-    status: origin.status,
-    start: origin.start,
-    end: origin.end,
-    updatedAt: now,
-  },
+  booking: { ...originTimes(booking, origin), status: origin.status, updatedAt: now },
   events: [],
   history: { action: "payment-lapsed", at: now },
 })
@@ -98,7 +95,7 @@ export const lapsePaidExtension = (
  */
 export const atOriginTimes = (ended: Transitioned, origin: ExtensionOrigin): Transitioned => ({
   ...ended,
-  booking: { ...ended.booking, start: origin.start, end: origin.end },
+  booking: originTimes(ended.booking, origin),
 })
 
 /**
