@@ -27,4 +27,6 @@ export interface HttpDeps {
   readonly adminToken: string
   /** Faults a retry may clear (a lost database connection): answered 503 SV004, not 500 (run.ts). */
   readonly transientFault: (e: unknown) => boolean
+  /** A value of the request the database refused: answered 400 SV001, not 500 (run.ts). */
+  readonly refusedValue: (e: unknown) => boolean
 }

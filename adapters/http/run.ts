@@ -7,13 +7,18 @@ import type { AppEnv } from "./app-env.ts"
 import { answeredWith, edgeOf } from "./edge.ts"
 import { failureBody } from "./envelope.ts"
 import { INTERNAL_ERROR, isAppError, toErrorResponse, type AppError } from "./error-table.ts"
-import { UpstreamUnavailable } from "../../core/shared/errors.ts"
+import { UpstreamUnavailable, ValidationFailed } from "../../core/shared/errors.ts"
+
+/** The 400's message when the database refused a value no schema named. */
+export const REFUSED_VALUE_MESSAGE = "the request holds a value that cannot be stored (a character or a number out of range)"
 
 /** Where an answer rendered from a defect is logged, and which faults a retry may clear (HttpDeps). */
 export interface DefectSink {
   readonly logger: Logger
   /** A fault outside the request (a lost database connection): 503 SV004 with Retry-After, not 500. */
   readonly transientFault: (e: unknown) => boolean
+  /** A value of the request the database refused (adapters/postgres/sqlstate.ts): 400 SV001, not 500. */
+  readonly refusedValue: (e: unknown) => boolean
 }
 
 /** The log with the request's id (the child covers lines written outside the request context). */
@@ -24,14 +29,20 @@ const requestLogger = (s: DefectSink, c: Context<AppEnv>): Logger => {
 
 /**
  * The answer of an unexpected error: 503 SV004 when `transientFault` says a retry may clear it,
- * else 500 SV004; either way logged with the request id (the child covers errors raised outside
- * the request context), nothing internal in the body.
+ * 400 SV001 when the database refused a value the request carried (`refusedValue`), else 500
+ * SV004; each logged with the request id (the child covers errors raised outside the request
+ * context), nothing internal in the body.
  */
 export const defectResponse = (s: DefectSink, c: Context<AppEnv>, error: unknown, detail: () => unknown): Response => {
   const logger = requestLogger(s, c)
   if (s.transientFault(error)) {
     logger.log("warn", "database connection lost", { method: c.req.method, path: c.req.path, error: detail() })
     return errorResponse(c, new UpstreamUnavailable({ reason: "the database connection was lost; retry the request" }))
+  }
+  if (s.refusedValue(error)) {
+    // Logged: a schema let the value through, which is worth fixing there.
+    logger.log("warn", "the database refused a value of the request", { method: c.req.method, path: c.req.path, error: detail() })
+    return errorResponse(c, new ValidationFailed({ messages: [REFUSED_VALUE_MESSAGE] }))
   }
   logger.log("error", "unhandled error", { method: c.req.method, path: c.req.path, error: detail() })
   return c.json(failureBody(INTERNAL_ERROR.code, "internal error"), INTERNAL_ERROR.status)

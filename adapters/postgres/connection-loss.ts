@@ -5,6 +5,8 @@
  * not 500, and the hot paths retry where that is provably safe (`backendEnded`).
  */
 
+import { errorChain, hasCode } from "./sqlstate.ts"
+
 /** postgres-js's own codes for a connection that closed or never opened. */
 const DRIVER_CODES = new Set(["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "CONNECT_TIMEOUT"])
 /** Socket errors of a connection (Node's errno codes), as postgres-js passes them on. */
@@ -19,15 +21,6 @@ const CONNECTION_EXCEPTION = /^08[0-9A-Z]{3}$/
  */
 const SESSION_ENDED = /^(57P0[1-3]|53300)$/
 
-/** The error and the causes a wrapper (Drizzle's query error) keeps, innermost last. */
-const chain = function* (e: unknown): Generator<{ code?: unknown; severity?: unknown }> {
-  let cur: unknown = e
-  for (let i = 0; i < 4 && typeof cur === "object" && cur !== null; i++) {
-    yield cur as { code?: unknown; severity?: unknown }
-    cur = (cur as { cause?: unknown }).cause
-  }
-}
-
 /**
  * PostgreSQL itself ended the session for a passing reason (a FATAL or PANIC of class 08 or `SESSION_ENDED`):
  * the backend is gone, so its transaction is over, committed or rolled back, and its outcome is
@@ -36,15 +29,9 @@ const chain = function* (e: unknown): Generator<{ code?: unknown; severity?: unk
  * reports CONNECTION_CLOSED, which tells nothing of the outcome.
  */
 export const backendEnded = (e: unknown): boolean => {
-  for (const c of chain(e))
+  for (const c of errorChain(e))
     if ((c.severity === "FATAL" || c.severity === "PANIC") && typeof c.code === "string" && (CONNECTION_EXCEPTION.test(c.code) || SESSION_ENDED.test(c.code)))
       return true
-  return false
-}
-
-/** Whether `e` or a cause it keeps has a code `test` accepts. */
-const hasCode = (e: unknown, test: (code: string) => boolean): boolean => {
-  for (const c of chain(e)) if (typeof c.code === "string" && test(c.code)) return true
   return false
 }
 

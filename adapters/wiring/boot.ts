@@ -22,6 +22,7 @@ import { makeLogger } from "../observability/logger.ts"
 import { makeAppRuntime, type AppRuntime } from "./app-layer.ts"
 import type { Caches } from "../postgres/cache-epoch.ts"
 import { isConnectionLoss } from "../postgres/connection-loss.ts"
+import { isRefusedValue } from "../postgres/sqlstate.ts"
 import type { Tracer } from "../observability/tracing.ts"
 import type { WorkerDeps } from "./worker-deps.ts"
 import { surfaces } from "./surfaces.ts"
@@ -34,6 +35,8 @@ export interface BootedParts extends WorkerDeps {
   readonly runtime: AppRuntime
   /** A lost database connection: the edge answers it 503 SV004 (adapters/http/run.ts). */
   readonly transientFault: (e: unknown) => boolean
+  /** A value of a request the database refused (SQLSTATE class 22): the edge answers it 400 SV001. */
+  readonly refusedValue: (e: unknown) => boolean
 }
 
 export interface Booted {
@@ -162,6 +165,7 @@ const bootLocked = async (
     adminToken,
     runtime,
     transientFault: isConnectionLoss,
+    refusedValue: isRefusedValue,
   }
   handOver(services)
   const lines: string[] = []

@@ -15,7 +15,7 @@ describe("an interrupted request", () => {
       log: (level: string, msg: string) => void lines.push({ level, msg }),
       child: () => logger,
     }
-    const sink = { logger, transientFault: () => false } as unknown as DefectSink
+    const sink = { logger, transientFault: () => false, refusedValue: () => false } as unknown as DefectSink
     const app = new Hono().get("/x", (c) => exitResponse(sink, c as never, Exit.interrupt(1), () => c.text("never")))
     const res = await app.request("/x")
     expect(res.status).toBe(503)

