@@ -4,7 +4,7 @@ import {
   formatLocalDate,
   formatSecondsOfDay,
   fromEpochDay,
-  instantAt,
+  boundaryAt,
   localDateOf,
   parseTimeOfDay,
   SECONDS_PER_DAY,
@@ -91,8 +91,9 @@ export const hoursOn = (config: AssetConfig | undefined, weekday: Weekday): DayH
   return { _tag: "AlwaysOpen" }
 }
 
+/** A range of the day's hours or breaks: a bound the clock skips falls on the jump (`boundaryAt`). */
 const span = (date: LocalDate, range: { start: number; end: number }, tz: string) =>
-  Interval.make(instantAt(date, range.start, tz), instantAt(date, range.end, tz))
+  Interval.make(boundaryAt(date, range.start, tz), boundaryAt(date, range.end, tz))
 
 const describeHours = (weekday: Weekday, open: number, close: number) =>
   `${weekday} ${formatSecondsOfDay(open)}-${formatSecondsOfDay(close)}`

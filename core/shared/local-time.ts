@@ -288,6 +288,36 @@ const isoWithOffset = (w: WallClock, offsetMs: number): string => {
  * forward by the gap (02:30 in a 02:00->03:00 gap becomes 03:30).
  */
 export const instantAt = (date: LocalDate, time: string | number, timeZone: string): number => {
+  const r = readingsOf(date, time, timeZone)
+  return r.skipped ? r.early : r.instant
+}
+
+/**
+ * The instant a boundary of the day (an opening, a closing, a break's end) falls on: as
+ * `instantAt`, except that a time skipped by a spring-forward gap falls on the transition
+ * itself, the moment the clock jumps past it. A room closing at 02:30 on a day whose clock goes
+ * from 02:00 to 03:00 closes at 03:00, not at 03:30; one opening then opens at 03:00; a break
+ * wholly inside the gap takes no time.
+ */
+export const boundaryAt = (date: LocalDate, time: string | number, timeZone: string): number => {
+  const r = readingsOf(date, time, timeZone)
+  if (!r.skipped) return r.instant
+  // The offset changes once between `late` (before the jump) and `early` (after it).
+  let lo = r.late
+  let hi = r.early
+  const afterOffset = offsetMsAt(hi, timeZone)
+  while (hi - lo > 1) {
+    const mid = lo + Math.floor((hi - lo) / 2)
+    if (offsetMsAt(mid, timeZone) === afterOffset) hi = mid
+    else lo = mid
+  }
+  return hi
+}
+
+type Readings = { readonly skipped: false; readonly instant: number } | { readonly skipped: true; readonly early: number; readonly late: number }
+
+/** The instants at which the zone's clock reads a wall time: one (the earlier of a repeat), or none (a gap). */
+const readingsOf = (date: LocalDate, time: string | number, timeZone: string): Readings => {
   const seconds = typeof time === "number" ? time : parseTimeOfDay(time)
   if (seconds === undefined) throw new Error(`invalid time of day: ${String(time)}`)
   const wallAsUtc = utcMs(date.year, date.month, date.day, seconds)
@@ -300,8 +330,10 @@ export const instantAt = (date: LocalDate, time: string | number, timeZone: stri
   const late = wallAsUtc - after
   const earlyFits = early + offsetMsAt(early, timeZone) === wallAsUtc
   const lateFits = late + offsetMsAt(late, timeZone) === wallAsUtc
-  if (earlyFits && lateFits) return Math.min(early, late)
-  return earlyFits ? early : lateFits ? late : early
+  if (earlyFits && lateFits) return { skipped: false, instant: Math.min(early, late) }
+  if (earlyFits) return { skipped: false, instant: early }
+  if (lateFits) return { skipped: false, instant: late }
+  return { skipped: true, early, late }
 }
 
 /** Start of the local day (local midnight, or the first instant after a midnight gap). */

@@ -95,6 +95,40 @@ describe("Meetings rule 2: outside breakTimes", () => {
   })
 })
 
+describe("Meetings rule 2 on a day the clock springs forward: an hour bound the clock skips falls on the jump", () => {
+  // New York, Sunday 2030-03-10: the clock goes from 02:00 EST to 03:00 EDT (07:00Z).
+  const NY = "America/New_York"
+  const sunday = (hours: { start: string; end: string }, breaks?: Array<{ start: string; end: string }>): AssetConfig => ({
+    dayConfig: { Sun: { availableTime: hours, ...(breaks === undefined ? {} : { breakTimes: breaks }) } },
+  })
+  const ny = (config: AssetConfig, start: string, end: string) =>
+    assetRuleViolations(config, NY, Date.parse(start), Date.parse(end), Date.parse("2030-01-07T00:00:00Z"), "room")
+
+  it("closing at 02:30 closes at the jump: 03:00-03:30 EDT is after closing", () => {
+    expect(ny(sunday({ start: "00:00:00", end: "02:30:00" }), "2030-03-10T03:00:00-04:00", "2030-03-10T03:30:00-04:00")).toEqual([
+      "the booking must be within the room's operating hours (Sun 00:00-02:30)",
+    ])
+    expect(ny(sunday({ start: "00:00:00", end: "02:30:00" }), "2030-03-10T01:00:00-05:00", "2030-03-10T03:00:00-04:00")).toEqual([])
+  })
+
+  it("opening at 02:30 opens at the jump: 03:00-03:30 EDT is inside the hours", () => {
+    expect(ny(sunday({ start: "02:30:00", end: "23:59:59" }), "2030-03-10T03:00:00-04:00", "2030-03-10T03:30:00-04:00")).toEqual([])
+  })
+
+  it("a break wholly inside the skipped hour takes no time", () => {
+    const config = sunday({ start: "00:00:00", end: "23:59:59" }, [{ start: "02:15:00", end: "02:45:00" }])
+    expect(ny(config, "2030-03-10T03:00:00-04:00", "2030-03-10T03:45:00-04:00")).toEqual([])
+    expect(unavailableReason(config, NY, Date.parse("2030-03-10T03:00:00-04:00"), Date.parse("2030-03-10T03:30:00-04:00"))).toBeUndefined()
+  })
+
+  it("a desk's allDay period opens at the jump (London, 01:30 on 2030-03-31, whose clock goes from 01:00 to 02:00)", () => {
+    const desk: AssetConfig = { dayConfig: { Sun: { availableTime: { start: "01:30:00", end: "06:00:00" } } } }
+    expect(resolveTimePeriod(desk, "Europe/London", Date.parse("2030-03-31T00:00:00Z"), "allDay")).toEqual(
+      Result.succeed({ start: Date.parse("2030-03-31T02:00:00+01:00"), end: Date.parse("2030-03-31T06:00:00+01:00") }),
+    )
+  })
+})
+
 describe("Meetings rule 2: minimumLeadTime, maxAdvanceBookingDays, maxDurationMinutes", () => {
   const now = at("2025-01-06T09:00")
 

@@ -10,9 +10,12 @@ import {
   formatLocalDate,
   formatOffsetDateTime,
   formatOffsetDateTimeByParts,
+  boundaryAt,
   instantAt,
   isValidTimeZone,
   localDateOf,
+  offsetMsAt,
+  type LocalDate,
   parseOffsetDateTime,
   parseTimeOfDay,
   truncateToMinute,
@@ -131,6 +134,49 @@ describe("instant of a local date + HH:mm:ss in a zone (DST-safe)", () => {
           expect(wallClock(back, zone)).toEqual(w)
         },
       ),
+    )
+  })
+})
+
+describe("a boundary of the day's hours (opening, closing, break) at a time the clock skips", () => {
+  it("falls on the jump itself: 02:30 on New York's spring-forward day is 03:00 EDT", () => {
+    const t = boundaryAt({ year: 2030, month: 3, day: 10 }, "02:30:00", "America/New_York")
+    expect(t).toBe(iso("2030-03-10T07:00:00Z"))
+  })
+
+  it("the same in a two-hour gap (Antarctica/Troll, 01:00 -> 03:00): 02:30 is 03:00 +02:00", () => {
+    expect(boundaryAt({ year: 2032, month: 3, day: 28 }, "02:30:00", "Antarctica/Troll")).toBe(iso("2032-03-28T01:00:00Z"))
+  })
+
+  it("a time the clock shows is where instantAt puts it (a repeated time: the earlier instant)", () => {
+    for (const [date, time, zone] of [
+      [{ year: 2030, month: 3, day: 10 }, "03:00:00", "America/New_York"],
+      [{ year: 2030, month: 11, day: 3 }, "01:30:00", "America/New_York"],
+      [{ year: 2030, month: 1, day: 7 }, "09:00:00", "Asia/Bangkok"],
+    ] as const)
+      expect(boundaryAt(date, time, zone)).toBe(instantAt(date, time, zone))
+  })
+
+  it("property: a skipped wall time falls where the offset changes, the clock just before it reading earlier and at it later", () => {
+    const secondsOf = (t: number, zone: string) => {
+      const w = wallClock(t, zone)
+      return w.hour * 3600 + w.minute * 60 + w.second
+    }
+    // The spring-forward days of 2000-2039 in the zones with DST.
+    const gaps: Array<{ zone: string; date: LocalDate }> = []
+    for (const zone of ["Europe/London", "America/New_York", "Australia/Lord_Howe"])
+      for (let day = toEpochDay({ year: 2000, month: 1, day: 1 }); day < toEpochDay({ year: 2040, month: 1, day: 1 }); day++)
+        if (offsetMsAt(day * 86_400_000 + 86_399_999, zone) > offsetMsAt(day * 86_400_000, zone))
+          gaps.push({ zone, date: localDateOf(day * 86_400_000 + 43_200_000, zone) })
+    fc.assert(
+      // 01:00-03:00 holds each of these gaps.
+      fc.property(fc.constantFrom(...gaps), fc.integer({ min: 3600, max: 10_799 }), ({ zone, date }, s) => {
+        const b = boundaryAt(date, s, zone)
+        if (formatLocalDate(localDateOf(b, zone)) === formatLocalDate(date) && secondsOf(b, zone) === s) return // the clock shows s
+        expect(offsetMsAt(b - 1, zone)).toBeLessThan(offsetMsAt(b, zone))
+        expect(secondsOf(b - 1, zone)).toBeLessThan(s)
+        expect(secondsOf(b, zone)).toBeGreaterThan(s)
+      }),
     )
   })
 })
