@@ -12,7 +12,7 @@ import { failureBody } from "./envelope.ts"
 import { requestBodies } from "./request-body.ts"
 import { isAppError, toErrorResponse } from "./error-table.ts"
 import { authRoutes } from "./routes/auth.ts"
-import { defectResponse, makeRun } from "./run.ts"
+import { authenticating, defectResponse, exitResponse, makeRun } from "./run.ts"
 import { operatorRoutes } from "./routes/operator.ts"
 import { adminAuth } from "./admin-auth.ts"
 import { requestObserver } from "../observability/http-observer.ts"
@@ -67,6 +67,9 @@ export interface AppParts {
   readonly public?: readonly Surface[]
 }
 
+/** How a thrown error is logged. */
+const detailOf = (err: unknown): unknown => (err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err))
+
 /**
  * The one Hono app every runtime serves: its `fetch` is the edge (adapters/http/edge.ts:
  * request id, request line and metrics), which hands each request to one of two apps with the
@@ -90,9 +93,7 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
       const { body } = toErrorResponse(e)
       return c.json(body, err.status === 413 ? 413 : 400)
     }
-    return defectResponse(s, c, err, () =>
-      err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
-    )
+    return defectResponse(s, c, err, () => detailOf(err))
   }
 
   // Oversized bodies refused while streaming; any other body read to its end before the
@@ -135,7 +136,9 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     })
   // The token use cases, taken from the runtime once (the token endpoint and the bearer check).
   const tokens = s.runtime.runSync(Tokens)
-  routes.route("/auth", authRoutes({ run: makeRun(s.runtime, s), tokens }))
+  // A lost connection while checking credentials or a refresh token is 503 SV234, not SV004.
+  const authSink = authenticating(s)
+  routes.route("/auth", authRoutes({ run: makeRun(s.runtime, authSink), tokens }))
 
   const admin = new Hono<AppEnv>()
   admin.use(bearerChallenge)
@@ -156,10 +159,13 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     guarded.use(async (c, next) => {
       const header = c.req.header("authorization")
       const arrivedAt = edgeOf(c).arrivedAt
-      let principal = await tokens.authenticateHeld(header, arrivedAt)
+      // The kept grants' freshness read may meet a lost connection too: 503 SV234.
+      let principal = await tokens.authenticateHeld(header, arrivedAt).catch((e: unknown) => defectResponse(authSink, c, e, () => detailOf(e)))
+      if (principal instanceof Response) return principal
       if (principal === undefined) {
         const exit = await s.runtime.runPromiseExit(Effect.provideService(tokens.authenticate(header), ReadsFreshFrom, arrivedAt))
-        if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
+        // Only defects fail it (a refusal is a value): a lost connection is 503 SV234.
+        if (Exit.isFailure(exit)) return exitResponse(authSink, c, exit, () => c.body(null))
         principal = exit.value
       }
       if (principal instanceof Unauthenticated) throw principal

@@ -7,7 +7,7 @@ import type { AppEnv } from "./app-env.ts"
 import { answeredWith, edgeOf } from "./edge.ts"
 import { failureBody } from "./envelope.ts"
 import { INTERNAL_ERROR, isAppError, toErrorResponse, type AppError } from "./error-table.ts"
-import { UpstreamUnavailable, ValidationFailed } from "../../core/shared/errors.ts"
+import { AuthUnavailable, UpstreamUnavailable, ValidationFailed } from "../../core/shared/errors.ts"
 
 /** The 400's message when the database refused a value no schema named. */
 export const REFUSED_VALUE_MESSAGE = "the request holds a value that cannot be stored (a character or a number out of range)"
@@ -19,7 +19,18 @@ export interface DefectSink {
   readonly transientFault: (e: unknown) => boolean
   /** A value of the request the database refused (adapters/postgres/sqlstate.ts): 400 SV001, not 500. */
   readonly refusedValue: (e: unknown) => boolean
+  /**
+   * What a transient fault is answered as: 503 SV004 by default; 503 SV234 where it struck the
+   * caller's authentication (`authenticating`), so a client keeps the token it was not refused.
+   */
+  readonly unavailable?: () => AppError
 }
+
+/** The sink of an authentication: a lost connection is 503 SV234, the token not rejected. */
+export const authenticating = <S extends DefectSink>(s: S): S => ({ ...s, unavailable: authUnavailable })
+
+const authUnavailable = (): AppError =>
+  new AuthUnavailable({ reason: "authentication is temporarily unavailable; the token was not rejected: retry the request" })
 
 /** The log with the request's id (the child covers lines written outside the request context). */
 const requestLogger = (s: DefectSink, c: Context<AppEnv>): Logger => {
@@ -37,7 +48,7 @@ export const defectResponse = (s: DefectSink, c: Context<AppEnv>, error: unknown
   const logger = requestLogger(s, c)
   if (s.transientFault(error)) {
     logger.log("warn", "database connection lost", { method: c.req.method, path: c.req.path, error: detail() })
-    return errorResponse(c, new UpstreamUnavailable({ reason: "the database connection was lost; retry the request" }))
+    return errorResponse(c, s.unavailable?.() ?? new UpstreamUnavailable({ reason: "the database connection was lost; retry the request" }))
   }
   if (s.refusedValue(error)) {
     // Logged: a schema let the value through, which is worth fixing there.

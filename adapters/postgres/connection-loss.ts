@@ -15,11 +15,12 @@ const SOCKET_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT"
 const CONNECTION_EXCEPTION = /^08[0-9A-Z]{3}$/
 /**
  * SQLSTATEs of a session PostgreSQL ended or could not start for a passing reason, besides class
- * 08: 57P01-57P03 (administrator, crash or fast shutdown; cannot connect now) and 53300 (too many
- * connections). A FATAL with another code (a wrong password, a missing database) is a
- * configuration error: it stays a 500.
+ * 08: 57P01-57P03 (administrator, crash or fast shutdown; cannot connect now), 53300 (too many
+ * connections) and 55000 as a FATAL (the database does not allow connections: an operator's
+ * maintenance, `ALLOW_CONNECTIONS false`). A FATAL with another code (a wrong password, a missing
+ * database) is a configuration error: it stays a 500.
  */
-const SESSION_ENDED = /^(57P0[1-3]|53300)$/
+const SESSION_ENDED = /^(57P0[1-3]|53300|55000)$/
 
 /**
  * PostgreSQL itself ended the session for a passing reason (a FATAL or PANIC of class 08 or `SESSION_ENDED`):
@@ -36,7 +37,7 @@ export const backendEnded = (e: unknown): boolean => {
 }
 
 /** The driver's connection closed or PostgreSQL ended the session: no socket errors of others. */
-export const driverConnectionLost = (e: unknown): boolean => backendEnded(e) || hasCode(e, (code) => DRIVER_CODES.has(code))
+const driverConnectionLost = (e: unknown): boolean => backendEnded(e) || hasCode(e, (code) => DRIVER_CODES.has(code))
 
 /** Whether `e` is a lost connection (see the module comment), not an answer of the database. */
 export const isConnectionLoss = (e: unknown): boolean =>
@@ -64,3 +65,16 @@ export const retryingRead = async <A>(read: () => Promise<A>): Promise<A> => {
     }
   }
 }
+
+/** The longest wait before a new connection attempt after failed ones (seconds). */
+export const RECONNECT_BACKOFF_MAX_S = 1
+
+/**
+ * postgres-js's `backoff`: how long a connection waits before connecting again after `retries`
+ * failed attempts (counted across the pool, reset by a success). The driver's default grows
+ * to 20 s: after an outage of a few seconds every request, the token checks first, waited up to
+ * 20 s for a database that was back. Here 50 ms doubling to at most 1 s, with jitter, so
+ * processes reconnecting after a failover do not knock in step.
+ */
+export const reconnectBackoff = (retries: number): number =>
+  (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** retries, RECONNECT_BACKOFF_MAX_S)

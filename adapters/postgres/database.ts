@@ -5,6 +5,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js"
 import postgres from "postgres"
 import type { PGlite } from "@electric-sql/pglite"
 import { preparing } from "./prepared-client.ts"
+import { reconnectBackoff } from "./connection-loss.ts"
 import { migrateDatabase } from "./migrations.ts"
 import { buildTemplate, copyTemplateInto, startFromTemplate, templateDirOf, templateFits } from "./pglite-template.ts"
 import * as schema from "./schema.ts"
@@ -215,6 +216,7 @@ export const openDatabase = async (options: OpenOptions): Promise<Database> => {
       max: options.maxConnections ?? 10,
       onnotice: () => {},
       connect_timeout: 10,
+      backoff: reconnectBackoff,
       // Long-lived process: keep prepared statements per connection.
       prepare: true,
     })

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm"
 import postgres from "postgres"
 import { UpstreamUnavailable } from "../../core/shared/errors.ts"
 import { execute, type Database } from "./database.ts"
+import { reconnectBackoff } from "./connection-loss.ts"
 /** What the clock logs through (the service's JSON logger fits). */
 interface Logger {
   readonly log: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void
@@ -189,7 +190,7 @@ export const openSharedClock = async (
     return new SharedManualClock(options.start, database, undefined, log)
   }
   // One connection for the process's lifetime: session advisory locks live on it.
-  const session = postgres(options.databaseUrl, { max: 1, idle_timeout: 0, onnotice: () => {} })
+  const session = postgres(options.databaseUrl, { max: 1, idle_timeout: 0, backoff: reconnectBackoff, onnotice: () => {} })
   try {
     const [row] = await session<Array<{ alone: boolean }>>`select pg_try_advisory_lock(${CLOCK_LOCKS}::int, ${MEMBERS}::int) as alone`
     if (row?.alone) {

@@ -1,7 +1,7 @@
 import { boot } from "../../adapters/wiring/boot.ts"
 import { holdStartSignals, onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
-import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts"
+import { isConnectionLoss } from "../../adapters/postgres/connection-loss.ts"
 import { routedByTarget } from "../../adapters/http/request-target.ts"
 import { stoppableFetch } from "../../adapters/wiring/arrivals-quiet.ts"
 
@@ -9,9 +9,9 @@ const env = Deno.env.toObject()
 const exit = (code: number): never => Deno.exit(code)
 const signals = holdStartSignals((signal, handler) => Deno.addSignalListener(signal, handler), exit)
 const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit)
-// A lost database connection left unhandled by postgres-js is not fatal (runtimes/node/server.ts).
+// A lost database connection left unhandled by postgres-js is not fatal (runtimes/node/main.ts).
 globalThis.addEventListener("unhandledrejection", (e) => {
-  if (!driverConnectionLost(e.reason)) return
+  if (!isConnectionLoss(e.reason)) return
   e.preventDefault()
   booted.services.logger.log("warn", "database connection lost while opening", { error: String(e.reason) })
 })

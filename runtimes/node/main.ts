@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net"
 import { boot } from "../../adapters/wiring/boot.ts"
 import { holdStartSignals, onShutdownSignal } from "../../adapters/wiring/shutdown.ts"
 import { startOrExit } from "../../adapters/config/startup-error.ts"
-import { driverConnectionLost } from "../../adapters/postgres/connection-loss.ts"
+import { isConnectionLoss } from "../../adapters/postgres/connection-loss.ts"
 import { drain, listen } from "./http-server.ts"
 import { stdoutLines } from "./log-output.ts"
 
@@ -20,11 +20,12 @@ export const main = async (): Promise<void> => {
   const logs = stdoutLines()
   const booted = await startOrExit(env, () => boot(env, { probePort: true, logLine: logs.line }), exit)
   // postgres-js (3.4) leaves the type fetch of each new connection unhandled: PostgreSQL ending
-  // that session during the fetch (a restart, a terminated backend) would end the process. The
-  // pool opens another connection for the next query, so a lost connection is only logged; any
-  // other unhandled rejection still ends the process.
+  // that session during the fetch (a restart, a terminated backend), or its socket reset (a proxy
+  // or a network between), would end the process. The pool opens another connection for the
+  // next query, so a lost connection is only logged; any other unhandled rejection still ends
+  // the process.
   process.on("unhandledRejection", (reason) => {
-    if (!driverConnectionLost(reason)) throw reason
+    if (!isConnectionLoss(reason)) throw reason
     booted.services.logger.log("warn", "database connection lost while opening", { error: String(reason) })
   })
   const { port, publicUrl, shutdownGraceMs } = booted.services.config

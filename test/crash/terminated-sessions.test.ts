@@ -31,7 +31,7 @@ const PER_ROUND = 48
 describe("database sessions ended by PostgreSQL under load", () => {
   const fixture = serverOnFreshDatabase()
 
-  it("no 500, the process lives, each 201 is stored and each 503 SV004 (with Retry-After) is not", { timeout: 120_000 }, async () => {
+  it("no 500, the process lives, each 201 is stored and each 503 SV004 or SV234 (with Retry-After) is not", { timeout: 120_000 }, async () => {
     const server = await fixture.start({ KEYSPACE_SEED: "none", KEYSPACE_ADMIN_TOKEN: ADMIN })
     const call = jsonCaller(() => server)
     const sql = fixture.sql
@@ -63,7 +63,8 @@ describe("database sessions ended by PostgreSQL under load", () => {
           statuses[res.status] = (statuses[res.status] ?? 0) + 1
           if (res.status === 201) created.add(res.body.data._id)
           else if (res.status === 503) {
-            expect(res.body.code).toBe("SV004")
+            // SV234 when it struck the token's check (the token was not rejected).
+            expect(["SV004", "SV234"]).toContain(res.body.code)
             expect(res.retryAfter).toBe("1")
           } else expect(res.status, `${JSON.stringify(res.body)}\n${server!.output().slice(-3000)}`).toBe(201)
         }),
