@@ -159,12 +159,16 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     guarded.use(async (c, next) => {
       const header = c.req.header("authorization")
       const arrivedAt = edgeOf(c).arrivedAt
-      // The kept grants' freshness read may meet a lost connection too: 503 SV234.
-      let principal = await tokens.authenticateHeld(header, arrivedAt).catch((e: unknown) => defectResponse(authSink, c, e, () => detailOf(e)))
-      if (principal instanceof Response) return principal
+      let principal: Awaited<ReturnType<typeof tokens.authenticateHeld>>
+      try {
+        principal = await tokens.authenticateHeld(header, arrivedAt)
+      } catch (e) {
+        // The kept grants' freshness read met a lost connection: 503 SV234 too.
+        return defectResponse(authSink, c, e, () => detailOf(e))
+      }
       if (principal === undefined) {
         const exit = await s.runtime.runPromiseExit(Effect.provideService(tokens.authenticate(header), ReadsFreshFrom, arrivedAt))
-        // Only defects fail it (a refusal is a value): a lost connection is 503 SV234.
+        // A refusal is 401 (the bearer challenge reads it), a lost connection 503 SV234.
         if (Exit.isFailure(exit)) return exitResponse(authSink, c, exit, () => c.body(null))
         principal = exit.value
       }
