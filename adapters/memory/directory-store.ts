@@ -1,6 +1,6 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Result } from "effect"
 import { actingUserId } from "../../core/auth/principal.ts"
-import type { Attendee } from "../../core/booking/state.ts"
+import { resolveAttendees } from "../../core/booking/attendees.ts"
 import { Directory } from "../../core/ports/directory.ts"
 import { ValidationFailed } from "../../core/shared/errors.ts"
 import { MemoryDb, type MemoryDbShape } from "./memory-db.ts"
@@ -33,21 +33,14 @@ export const DirectoryMemory = Layer.effect(
         }),
       isProjectAdmin: (p, projectId) =>
         Effect.sync(() => p.subjectUserId !== undefined && table.get().memberships.get(`${projectId}:${p.subjectUserId}`) === "admin"),
-      resolveAttendees: (inputs) =>
+      resolveAttendees: (projectId, inputs) =>
         Effect.gen(function* () {
-          const { users } = table.get()
-          const unknown = inputs.flatMap((a, i) => (a.id && !users.has(a.id) ? [`attendees.${i}.id: no user has this id`] : []))
-          if (unknown.length > 0) return yield* new ValidationFailed({ messages: unknown })
-          const byEmail = new Map([...users].flatMap(([id, u]) => (u.email ? [[u.email.toLowerCase(), { id, ...u }] as const] : [])))
-          return inputs.map((a): Attendee => {
-            const user = a.id ? { id: a.id, ...users.get(a.id)! } : byEmail.get(a.email.toLowerCase())
-            return {
-              ...(user ? { userId: user.id, name: user.displayName } : {}),
-              email: a.email,
-              type: a.type ?? "required",
-              responseStatus: "needsAction",
-            }
-          })
+          const { users, memberships } = table.get()
+          const people = [...users]
+            .filter(([id]) => memberships.has(`${projectId}:${id}`))
+            .map(([id, u]) => ({ userId: id, emailNorm: u.email?.toLowerCase(), displayName: u.displayName }))
+          const resolved = resolveAttendees(inputs, people)
+          return Result.isSuccess(resolved) ? resolved.success : yield* new ValidationFailed({ messages: resolved.failure })
         }),
     })
   }),

@@ -1,7 +1,8 @@
-import { and, eq, inArray, sql } from "drizzle-orm"
-import { Effect, Layer } from "effect"
+import { and, eq, inArray, or } from "drizzle-orm"
+import { Effect, Layer, Result } from "effect"
 import { actingUserId, type Principal } from "../../core/auth/principal.ts"
-import type { Attendee, Organizer } from "../../core/booking/state.ts"
+import { resolveAttendees } from "../../core/booking/attendees.ts"
+import type { Organizer } from "../../core/booking/state.ts"
 import { Directory } from "../../core/ports/directory.ts"
 import { ValidationFailed } from "../../core/shared/errors.ts"
 import { EpochCaches } from "./cache-epoch.ts"
@@ -63,35 +64,27 @@ export const DirectoryPostgres = Layer.effect(
             ),
       isProjectAdmin: (p, projectId) =>
         p.subjectUserId === undefined ? Effect.succeed(false) : sqlRead((q) => isProjectAdmin(q, p, projectId)),
-      resolveAttendees: (inputs) =>
+      resolveAttendees: (projectId, inputs) =>
         inputs.length === 0
           ? Effect.succeed([])
           : Effect.gen(function* () {
               const ids = inputs.flatMap((a) => (a.id ? [a.id] : []))
               const emails = inputs.map((a) => a.email.toLowerCase())
+              const named = ids.length > 0 ? or(inArray(usersTable.id, ids), inArray(usersTable.emailNorm, emails)) : inArray(usersTable.emailNorm, emails)
+              // The project's people only (a membership of any status): see core/booking/attendees.ts.
               const users = yield* sqlRead((q) =>
                 q
-                  .select()
+                  .select({ id: usersTable.id, emailNorm: usersTable.emailNorm, firstName: usersTable.firstName, lastName: usersTable.lastName, profileName: usersTable.profileName })
                   .from(usersTable)
-                  .where(
-                    ids.length > 0
-                      ? sql`${inArray(usersTable.id, ids)} or ${inArray(usersTable.emailNorm, emails)}`
-                      : inArray(usersTable.emailNorm, emails),
-                  ),
+                  .innerJoin(
+                    projectMembershipsTable,
+                    and(eq(projectMembershipsTable.userId, usersTable.id), eq(projectMembershipsTable.projectId, projectId)),
+                  )
+                  .where(named),
               )
-              const byId = new Map(users.map((u) => [u.id, u]))
-              const byEmail = new Map(users.flatMap((u) => (u.emailNorm ? [[u.emailNorm, u] as const] : [])))
-              const unknown = inputs.flatMap((a, i) => (a.id && !byId.has(a.id) ? [`attendees.${i}.id: no user has this id`] : []))
-              if (unknown.length > 0) return yield* new ValidationFailed({ messages: unknown })
-              return inputs.map((a): Attendee => {
-                const user = a.id ? byId.get(a.id) : byEmail.get(a.email.toLowerCase())
-                return {
-                  ...(user ? { userId: user.id, name: displayName(user).displayName } : {}),
-                  email: a.email,
-                  type: a.type ?? "required",
-                  responseStatus: "needsAction",
-                }
-              })
+              const people = users.map((u) => ({ userId: u.id, emailNorm: u.emailNorm ?? undefined, displayName: displayName(u).displayName }))
+              const resolved = resolveAttendees(inputs, people)
+              return Result.isSuccess(resolved) ? resolved.success : yield* new ValidationFailed({ messages: resolved.failure })
             }),
     })
   }),

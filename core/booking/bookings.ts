@@ -300,7 +300,7 @@ export class Bookings extends Context.Service<
         }
 
         const organizer = yield* directory.organizerOf(p)
-        const attendees = yield* directory.resolveAttendees(c.attendees)
+        const attendees = yield* directory.resolveAttendees(asset.projectId, c.attendees)
         const created = yield* Effect.fromResult(createBooking(
           {
             id,
@@ -398,7 +398,7 @@ export class Bookings extends Context.Service<
                   "startDateTime, endDateTime: the times of a recurring series cannot be changed; cancel an occurrence or book a new series",
                 ],
               })
-            const attendees = c.attendees === undefined ? undefined : yield* directory.resolveAttendees(c.attendees)
+            const attendees = c.attendees === undefined ? undefined : yield* directory.resolveAttendees(asset.projectId, c.attendees)
             const discounts = isPaid(asset.chargeRate)
               ? yield* extensionDiscounts(asset.projectId, c.payment.discountCode, visible.row.discountCode)
               : []

@@ -12,8 +12,15 @@ export class Directory extends Context.Service<
     readonly organizerOf: (p: Principal) => Effect.Effect<Organizer>
     /** Spec rule 6: a delegated member whose membership in the project is an active admin one. */
     readonly isProjectAdmin: (p: Principal, projectId: string) => Effect.Effect<boolean>
-    /** Attendees with known users resolved by id or (case-insensitive) email; an unknown id is refused. */
+    /**
+     * Attendees resolved to the project's people (a membership of any status) by id or
+     * (case-insensitive) email. An id that names nobody in the project is refused as unknown,
+     * whoever it names elsewhere (another project's people are never disclosed); so is an id
+     * given with an email that is not that person's. An email of nobody in the project stays
+     * unresolved.
+     */
     readonly resolveAttendees: (
+      projectId: string,
       inputs: ReadonlyArray<AttendeeRequest>,
     ) => Effect.Effect<ReadonlyArray<Attendee>, ValidationFailed>
   }

@@ -60,6 +60,25 @@ describe.each(ENGINES)("POST /meetings on %s", (engine) => {
     expect(typeof m.updatedAt).toBe("string")
   })
 
+  it("attendees resolve to the booking project's people only: another project's user is never disclosed, by id or by email", async () => {
+    const inFar = (attendees: unknown[]) =>
+      post(w.otherApp, { meetingRoomId: w.far.rooms.far, title: "Far", startDateTime: at(2, "10:00"), endDateTime: at(2, "10:30"), attendees })
+    // Alice is of project hq; the other app books in project elsewhere.
+    expect(expect400(await inFar([{ email: "x@else.example", id: w.hq.users.alice }]))).toEqual(["attendees.0.id: no user has this id"])
+    const byEmail = await inFar([{ email: "alice@hq.example" }])
+    expect(byEmail.status).toBe(201)
+    expect(byEmail.body.data.attendees).toEqual([
+      { userId: null, email: "alice@hq.example", name: "alice@hq.example", type: "required", responseStatus: "needsAction" },
+    ])
+  })
+
+  it("an attendee's id and email must name the same person", async () => {
+    const res = await bookRoom(h, w.alice, w.hq.rooms.lotus, 3, "10:00", "11:00", {
+      attendees: [{ email: "someone@else.example", id: w.hq.users.bob }, { email: "BOB@HQ.example", id: w.hq.users.bob }],
+    })
+    expect(expect400(res)).toEqual(["attendees.0.email: is not the email of the user attendees.0.id names"])
+  })
+
   it("request date-times need an offset; seconds are truncated and responses use the project's offset", async () => {
     const res = await post(w.app, {
       meetingRoomId: w.hq.rooms.orchid,
