@@ -243,6 +243,8 @@ export const MeetingDraft = id("MeetingDraft")(
     endDateTime: DateTime,
     status: Schema.Literals(["active", "unpaid"]),
     available: Schema.Boolean,
+    /** Only when not available: the slot (or an occurrence's) is taken; a rule broken is a 400. */
+    unavailableReason: Schema.optionalKey(Schema.Literal("SLOT_TAKEN")),
     summary: PriceSummary,
     price: PriceSummary,
     amount: Schema.Number,

@@ -37,7 +37,8 @@ export const TimePeriod = Schema.Literals(TIME_PERIODS)
 export const PAYMENT_CHANNELS = ["prompt-pay", "credit-card", "alipay", "true-money", "we-chat"] as const
 
 const HttpUrl = Schema.String.annotate({ format: "uri" }).check(
-  Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/iu, { message: "must be an absolute http(s) URI" }),
+  // Case-insensitive scheme spelled out: a pattern with the `i` flag is not exported to OpenAPI.
+  Schema.isPattern(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^\s/?#]+[^\s]*$/u, { message: "must be an absolute http(s) URI" }),
   hasCharacters(0, 2048),
 )
 

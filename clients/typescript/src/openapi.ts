@@ -1349,6 +1349,8 @@ export interface components {
             /** @enum {string} */
             status: "active" | "unpaid";
             available: boolean;
+            /** @enum {string} */
+            unavailableReason?: "SLOT_TAKEN";
             summary: {
                 subtotal: number;
                 total: number;
@@ -4994,6 +4996,20 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description `SV004`: The database or the service clock cannot be reached: retry (Retry-After). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV004";
+                    };
+                };
+            };
         };
     };
     settlePayment: {
@@ -5066,6 +5082,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "SV001";
+                    };
+                };
+            };
+            /** @description `SV004`: The database or the service clock cannot be reached: retry (Retry-After). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV004";
                     };
                 };
             };

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { defineGroup } from "../operation.ts"
 
 const PaymentIdParam = Schema.Struct({ paymentId: Schema.String })
+const UNAVAILABLE = { status: 503, code: "SV004", meaning: "The database or the service clock cannot be reached: retry (Retry-After)." } as const
 
 /** The sandbox gateway's hosted page (operator contract section 4): for people, not clients. */
 export const paymentsGroup = defineGroup({
@@ -19,6 +20,8 @@ export const paymentsGroup = defineGroup({
       security: "none",
       pathParams: PaymentIdParam,
       defaultErrors: false,
+      // The database or the shared clock out of reach: the API's JSON envelope, retryable.
+      extraErrors: [UNAVAILABLE],
       responses: [
         {
           status: 200,
@@ -43,7 +46,7 @@ export const paymentsGroup = defineGroup({
       formBody: Schema.Struct({ outcome: Schema.Literals(["paid", "failed"]) }),
       defaultErrors: false,
       // The body limit answers before the page does: the API's JSON envelope.
-      extraErrors: [{ status: 413, code: "SV001", meaning: "Request body too large." }],
+      extraErrors: [{ status: 413, code: "SV001", meaning: "Request body too large." }, UNAVAILABLE],
       responses: [
         { status: 200, description: "Result page.", contentType: "text/html" },
         { status: 303, description: "Paid: redirect to frontendRedirectUrl." },
