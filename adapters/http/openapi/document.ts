@@ -4,7 +4,7 @@ import { type AppError, errorTable, INTERNAL_ERROR } from "../error-table.ts"
 import { queryIntegerBounds } from "../schemas/text-rules.ts"
 import { SUCCESS_CODE } from "../envelope.ts"
 import type { ApiOperation, ApiResponse, Example, OperationGroup } from "./operation.ts"
-import { webhookOperations } from "./webhooks.ts"
+import { WEBHOOKS_TAG, webhookOperations } from "./webhooks.ts"
 
 /**
  * Builds the OpenAPI 3.1 document from the operation catalog. Every request and response
@@ -413,6 +413,7 @@ export const buildOpenApiDocument = (
     }
   }
   const webhooks = webhookOperations((s) => pool.ref(s))
+  tags.push({ name: WEBHOOKS_TAG, description: "What the service POSTs to a project's webhook receivers (the `webhooks` section)." })
   const definitions = pool.compile()
   return {
     openapi: "3.1.0",

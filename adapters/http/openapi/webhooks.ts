@@ -134,7 +134,10 @@ const envelopeSchema = (type: string, data: Schema.Top) =>
     data,
   })
 
+export const WEBHOOKS_TAG = "Webhooks"
+
 const HEADERS = [
+  ["User-Agent", "ServiceWebhooks/1.0"],
   ["X-Service-Event", "Event type."],
   ["X-Service-Delivery", "Unique delivery id; equals the body's id."],
   ["X-Service-Timestamp", "Epoch milliseconds; reject more than 5 minutes from your clock."],
@@ -156,7 +159,7 @@ export const webhookOperations = (ref: (s: Schema.Top) => Record<string, unknown
       {
         post: {
           operationId: `webhook_${type}`,
-          tags: ["Webhooks"],
+          tags: [WEBHOOKS_TAG],
           summary: (EVENT_DESCRIPTIONS[type.replace(/^(ROOM|DESK)_/, "")] ?? type).split(".")[0],
           description: `${EVENT_DESCRIPTIONS[type.replace(/^(ROOM|DESK)_/, "")] ?? ""} Delivered by HTTP POST to your HTTPS listener, signed with HMAC-SHA256; answer 2xx within 10 s. Up to 5 attempts with exponential backoff; ordering is not guaranteed.`,
           security: [],

@@ -5337,6 +5337,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -5418,6 +5420,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -5502,6 +5506,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -5573,6 +5579,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -5649,6 +5657,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -5724,6 +5734,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -5794,6 +5806,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -5875,6 +5889,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -5959,6 +5975,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -6030,6 +6048,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -6106,6 +6126,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -6181,6 +6203,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -6251,6 +6275,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -6317,6 +6343,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */
@@ -6391,6 +6419,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description ServiceWebhooks/1.0 */
+                "User-Agent": string;
                 /** @description Event type. */
                 "X-Service-Event": string;
                 /** @description Unique delivery id; equals the body's id. */

@@ -175,10 +175,12 @@ describe("OpenAPI document", () => {
     expect(checked).toBeGreaterThan(20)
   })
 
-  it("lists every webhook event type, with the signature headers", () => {
+  it("lists every webhook event type, with the spec's delivery headers, under a declared tag", () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort())
     const book = doc.webhooks.ROOM_BOOK.post
+    expect(doc.tags.map((t: any) => t.name)).toContain(book.tags[0])
     expect(book.parameters.map((p: any) => p.name)).toEqual([
+      "User-Agent",
       "X-Service-Event",
       "X-Service-Delivery",
       "X-Service-Timestamp",
