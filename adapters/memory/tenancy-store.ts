@@ -276,7 +276,7 @@ export const TokenStoreMemory = Layer.effect(
             }),
           ),
         ),
-      revokeDelegated: (appId, userId, now) =>
+      revokeDelegated: (projectId, userId, now) =>
         requireTx("TokenStore.revokeDelegated").pipe(
           Effect.andThen(
             Effect.sync(() =>
@@ -285,7 +285,7 @@ export const TokenStoreMemory = Layer.effect(
                   new Map(
                     [...all].map(([h, t]) => [
                       h,
-                      t.appId === appId && t.subjectUserId === userId && t.grant === "act_as" && t.revokedAt === null
+                      tenancy.get().apps.get(t.appId)?.projectIds.includes(projectId) === true && t.subjectUserId === userId && t.grant === "act_as" && t.revokedAt === null
                         ? { ...t, revokedAt: now }
                         : t,
                     ]),

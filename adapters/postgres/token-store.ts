@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql } from "drizzle-orm"
+import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm"
 import { Effect, Layer, Option } from "effect"
 import type { AppRecord, TokenGrant } from "../../core/auth/records.ts"
 import { Ids } from "../../core/ports/ids.ts"
@@ -141,14 +141,17 @@ export const TokenStorePostgres = Layer.effect(
             .returning({ appId: tokensTable.appId })
           return row
         }).pipe(Effect.map(Option.fromUndefinedOr)),
-      revokeDelegated: (appId, userId, now) =>
+      revokeDelegated: (projectId, userId, now) =>
         write("TokenStore.revokeDelegated", async (tx) => {
           await tx
             .update(tokensTable)
             .set({ revokedAt: new Date(now) })
             .where(
               and(
-                eq(tokensTable.appId, appId),
+                inArray(
+                  tokensTable.appId,
+                  tx.select({ appId: appProjectsTable.appId }).from(appProjectsTable).where(eq(appProjectsTable.projectId, projectId)),
+                ),
                 eq(tokensTable.subjectUserId, userId),
                 eq(tokensTable.grant, "act_as"),
                 isNull(tokensTable.revokedAt),

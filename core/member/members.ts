@@ -262,7 +262,7 @@ export class PartnerMembers extends Context.Service<PartnerMembers>()("keyspace/
           yield* members.saveMembership(loaded.membership, { status: next.status, employeeId: next.employeeId })
           yield* persistCardEffects({ projectId: scope.projectId, userId: memberId }, effects)
           yield* members.syncGroups({ ...scope, userId: memberId }, next.accessGroupIds)
-          yield* tokens.revokeDelegated(scope.appId, memberId, clock.now())
+          yield* tokens.revokeDelegated(scope.projectId, memberId, clock.now())
           yield* recordDevices(scope.projectId, memberId, accessBefore)
         }),
       )

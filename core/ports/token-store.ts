@@ -29,8 +29,11 @@ export class TokenStore extends Context.Service<
     readonly heldGrant: (hash: string) => TokenGrant | undefined
     /** Revokes a live, unexpired refresh token exactly once; its app when it did (in tx). */
     readonly rotateRefresh: (hash: string, now: number) => Effect.Effect<Option.Option<{ readonly appId: string }>>
-    /** Withdraws the member's delegated (act_as) tokens minted through this app (in tx). */
-    readonly revokeDelegated: (appId: string, userId: string, now: number) => Effect.Effect<void>
+    /**
+     * Withdraws the member's delegated (act_as) tokens that may act in this project: those of
+     * every app scoped to it, not only the offboarding app's (in tx).
+     */
+    readonly revokeDelegated: (projectId: string, userId: string, now: number) => Effect.Effect<void>
     /** Replaces the app's secret hash; false when no app has this app_id. */
     readonly setSecretHash: (appId: string, secretHash: string, now: number) => Effect.Effect<boolean>
   }

@@ -193,6 +193,18 @@ describe.each(ENGINES)("act_as on %s", (engine) => {
     expect(res.body.code).toBe("SV221")
   })
 
+  it("offboarding revokes the member's delegated tokens of every app that may act in the project, not only the offboarding app's", async () => {
+    const created = await w.call("PUT", w.member("fed-two-apps"), { firstName: "Two", lastName: "Apps" })
+    const memberId = created.body.data.memberId
+    // The operator linked the same person to a second app of the project (a manifest link).
+    const at = new Date()
+    await db().insert(appLinksTable).values({ appId: w.ids.apps.other, externalUserId: "ext-two", userId: memberId, projectId: hq.id, createdAt: at, updatedAt: at })
+    const viaOther = await actAs({ subject: "ext-two" }, "other-app", "other-secret-123")
+    expect(viaOther.status).toBe(201)
+    expect((await w.call("DELETE", w.member("fed-two-apps"))).status).toBe(204)
+    await expect(principalOf(viaOther.body.access_token)).rejects.toMatchObject({ _tag: "Unauthenticated" })
+  })
+
   it("wrong app credentials are 401 SV002; a missing subject is 400 SV001", async () => {
     const bad = await actAs({ subject: "x" }, "partner-app", "wrong")
     expect(bad.status).toBe(401)
