@@ -136,9 +136,9 @@ export const makeApp = (s: HttpDeps, parts: AppParts = {}) => {
     })
   // The token use cases, taken from the runtime once (the token endpoint and the bearer check).
   const tokens = s.runtime.runSync(Tokens)
-  // A lost connection while checking credentials or a refresh token is 503 SV234, not SV004.
+  // A lost connection while checking credentials is 503 SV234, not SV004 (not for a rotation).
   const authSink = authenticating(s)
-  routes.route("/auth", authRoutes({ run: makeRun(s.runtime, authSink), tokens }))
+  routes.route("/auth", authRoutes({ run: makeRun(s.runtime, authSink), rotate: makeRun(s.runtime, s), tokens }))
 
   const admin = new Hono<AppEnv>()
   admin.use(bearerChallenge)

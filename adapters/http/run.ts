@@ -10,7 +10,7 @@ import { INTERNAL_ERROR, isAppError, toErrorResponse, type AppError } from "./er
 import { AuthUnavailable, UpstreamUnavailable, ValidationFailed } from "../../core/shared/errors.ts"
 
 /** The 400's message when the database refused a value no schema named. */
-export const REFUSED_VALUE_MESSAGE = "the request holds a value that cannot be stored (a character or a number out of range)"
+export const REFUSED_VALUE_MESSAGE = "the request holds a value the database cannot take (a character, a length or a number out of its range)"
 
 /** Where an answer rendered from a defect is logged, and which faults a retry may clear (HttpDeps). */
 export interface DefectSink {
@@ -51,8 +51,8 @@ export const defectResponse = (s: DefectSink, c: Context<AppEnv>, error: unknown
     return errorResponse(c, s.unavailable?.() ?? new UpstreamUnavailable({ reason: "the database connection was lost; retry the request" }))
   }
   if (s.refusedValue(error)) {
-    // Logged: a schema let the value through, which is worth fixing there.
-    logger.log("warn", "the database refused a value of the request", { method: c.req.method, path: c.req.path, error: detail() })
+    // Logged as an error: a schema let the value through (or the server computed it).
+    logger.log("error", "the database refused a value of the request", { method: c.req.method, path: c.req.path, error: detail() })
     return errorResponse(c, new ValidationFailed({ messages: [REFUSED_VALUE_MESSAGE] }))
   }
   logger.log("error", "unhandled error", { method: c.req.method, path: c.req.path, error: detail() })

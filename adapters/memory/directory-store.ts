@@ -1,6 +1,7 @@
 import { Effect, Layer, Result } from "effect"
 import { actingUserId } from "../../core/auth/principal.ts"
 import { resolveAttendees } from "../../core/booking/attendees.ts"
+import { emailLookupKey } from "../../core/member/identity.ts"
 import { Directory } from "../../core/ports/directory.ts"
 import { ValidationFailed } from "../../core/shared/errors.ts"
 import { MemoryDb, type MemoryDbShape } from "./memory-db.ts"
@@ -38,7 +39,7 @@ export const DirectoryMemory = Layer.effect(
           const { users, memberships } = table.get()
           const people = [...users]
             .filter(([id]) => memberships.has(`${projectId}:${id}`))
-            .map(([id, u]) => ({ userId: id, emailNorm: u.email?.toLowerCase(), displayName: u.displayName }))
+            .map(([id, u]) => ({ userId: id, emailNorm: u.email === undefined ? undefined : emailLookupKey(u.email), displayName: u.displayName }))
           const resolved = resolveAttendees(inputs, people)
           return Result.isSuccess(resolved) ? resolved.success : yield* new ValidationFailed({ messages: resolved.failure })
         }),

@@ -42,6 +42,14 @@ export const MemberStoreMemory = Layer.effect(
       membership: (projectId, userId) => Effect.sync(() => Option.fromUndefinedOr(membership(projectId, userId))),
       appProjects: (appId) => Effect.sync(() => tenancy.get().apps.get(appId)?.projectIds ?? []),
       partnerGroups: (appId) => Effect.sync(() => [...(tenancy.get().apps.get(appId)?.partnerGroupIds ?? [])].sort()),
+      profileShared: ({ appId, projectId, userId }) =>
+        Effect.sync(() => {
+          const rows = members.get()
+          return (
+            rows.links.some((l) => l.userId === userId && l.appId !== appId) ||
+            [...rows.memberships.values()].some((m) => m.userId === userId && m.projectId !== projectId)
+          )
+        }),
       lookupIdentity: ({ appId, projectId, keys }) =>
         Effect.sync(() => {
           const rows = members.get()

@@ -71,10 +71,10 @@ export const RECONNECT_BACKOFF_MAX_S = 1
 
 /**
  * postgres-js's `backoff`: how long a connection waits before connecting again after `retries`
- * failed attempts (counted across the pool, reset by a success). The driver's default grows
- * to 20 s: after an outage of a few seconds every request, the token checks first, waited up to
- * 20 s for a database that was back. Here 50 ms doubling to at most 1 s, with jitter, so
- * processes reconnecting after a failover do not knock in step.
+ * failed attempts (counted across the pool, reset by a success). The driver's own curve (3^n /
+ * 100 s, with jitter, so processes reconnecting after a failover do not knock in step), capped at
+ * 1 s instead of 20: after an outage of a few seconds every request, the token checks first,
+ * waited up to 20 s for a database that was back.
  */
 export const reconnectBackoff = (retries: number): number =>
-  (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** retries, RECONNECT_BACKOFF_MAX_S)
+  (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, RECONNECT_BACKOFF_MAX_S)

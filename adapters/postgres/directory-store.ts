@@ -2,6 +2,7 @@ import { and, eq, inArray, or } from "drizzle-orm"
 import { Effect, Layer, Result } from "effect"
 import { actingUserId, type Principal } from "../../core/auth/principal.ts"
 import { resolveAttendees } from "../../core/booking/attendees.ts"
+import { emailLookupKey } from "../../core/member/identity.ts"
 import type { Organizer } from "../../core/booking/state.ts"
 import { Directory } from "../../core/ports/directory.ts"
 import { ValidationFailed } from "../../core/shared/errors.ts"
@@ -69,7 +70,7 @@ export const DirectoryPostgres = Layer.effect(
           ? Effect.succeed([])
           : Effect.gen(function* () {
               const ids = inputs.flatMap((a) => (a.id ? [a.id] : []))
-              const emails = inputs.map((a) => a.email.toLowerCase())
+              const emails = inputs.map((a) => emailLookupKey(a.email))
               const named = ids.length > 0 ? or(inArray(usersTable.id, ids), inArray(usersTable.emailNorm, emails)) : inArray(usersTable.emailNorm, emails)
               // The project's people only (a membership of any status): see core/booking/attendees.ts.
               const users = yield* sqlRead((q) =>

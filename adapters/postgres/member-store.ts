@@ -278,6 +278,16 @@ export const MemberStorePostgres = Layer.effect(
           ).map((g) => g.accessGroupId),
         ),
       lookupIdentity: (input) => r((q) => lookupIdentity(q, input)),
+      profileShared: ({ appId, projectId, userId }) =>
+        r(async (q) => {
+          if (await linkedByOtherApp(q, appId, userId)) return true
+          const [other] = await q
+            .select({ projectId: projectMembershipsTable.projectId })
+            .from(projectMembershipsTable)
+            .where(and(eq(projectMembershipsTable.userId, userId), ne(projectMembershipsTable.projectId, projectId)))
+            .limit(1)
+          return other !== undefined
+        }),
       load: (input) => r((q) => loadMember(q, input)).pipe(Effect.map(Option.fromUndefinedOr)),
       access: (projectId, userId) => r((q) => loadAccess(q, projectId, userId)),
       insertUser: (values) =>

@@ -18,12 +18,17 @@ export const hasCode = (e: unknown, test: (code: string) => boolean): boolean =>
   return false
 }
 
-/** SQLSTATE class 22, data exception: a value the database cannot hold (a NUL in text, a number out of range). */
-const DATA_EXCEPTION = /^22[0-9A-Z]{3}$/
+/**
+ * The data exceptions (class 22) a value a request carries can cause: a string too long (22001),
+ * a number out of range (22003), a date-time out of range or unreadable (22007, 22008), a NUL or
+ * a character the encoding lacks (22021, 22P05), text a type cannot read (22P02). Not the rest
+ * of the class (a division by zero, an array subscript), which only the server's own SQL causes.
+ */
+const REQUEST_VALUE_FAULTS = new Set(["22001", "22003", "22007", "22008", "22021", "22P02", "22P05"])
 
 /**
- * PostgreSQL refused a value of the statement (class 22). The routes' schemas refuse such values
- * before any SQL; this is the backstop for one they let through: the request's value, not the
- * server, is at fault, so the edge answers 400, never 500 (adapters/http/run.ts).
+ * PostgreSQL refused a value of the statement. The routes' schemas refuse such values before any
+ * SQL; this is the backstop for one they let through: 400, never 500 (adapters/http/run.ts),
+ * logged as an error, since a schema (or the server's own arithmetic) needs fixing.
  */
-export const isRefusedValue = (e: unknown): boolean => hasCode(e, (code) => DATA_EXCEPTION.test(code))
+export const isRefusedValue = (e: unknown): boolean => hasCode(e, (code) => REQUEST_VALUE_FAULTS.has(code))

@@ -1,6 +1,7 @@
 import { Result } from "effect"
 import type { AttendeeRequest } from "./commands.ts"
 import type { Attendee } from "./state.ts"
+import { emailLookupKey } from "../member/identity.ts"
 
 /** One of the booking project's people, as an attendee is resolved to. */
 export interface ProjectPerson {
@@ -14,8 +15,9 @@ export interface ProjectPerson {
  * The attendees of a request resolved to the project's people (`people`: those whose id or email
  * the request names, read by the adapter). An id that names nobody among them is refused as
  * unknown, whoever it may name in another project, so another project's people are never
- * disclosed; an id given with an email that is not that person's is refused too (the two would
- * disagree in the stored booking). An email of nobody in the project stays unresolved.
+ * disclosed. An email of nobody in the project stays unresolved. The email given beside an id
+ * is kept as given: a client echoing a booking's attendees back (an email changed since) must
+ * not be refused.
  */
 export const resolveAttendees = (
   inputs: ReadonlyArray<AttendeeRequest>,
@@ -25,11 +27,8 @@ export const resolveAttendees = (
   const byEmail = new Map(people.flatMap((u) => (u.emailNorm ? [[u.emailNorm, u] as const] : [])))
   const faults: string[] = []
   const attendees = inputs.map((a, i): Attendee => {
-    const email = a.email.toLowerCase()
-    const user = a.id ? byId.get(a.id) : byEmail.get(email)
+    const user = a.id ? byId.get(a.id) : byEmail.get(emailLookupKey(a.email))
     if (a.id && user === undefined) faults.push(`attendees.${i}.id: no user has this id`)
-    else if (a.id && user?.emailNorm !== undefined && user.emailNorm !== email)
-      faults.push(`attendees.${i}.email: is not the email of the user attendees.${i}.id names`)
     return {
       ...(user ? { userId: user.userId, name: user.displayName } : {}),
       email: a.email,

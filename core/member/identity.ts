@@ -1,5 +1,6 @@
 import { Result } from "effect"
 import { IdentityConflict } from "./errors.ts"
+import type { MemberProfile } from "./state.ts"
 
 /**
  * Identity resolution for PUT member (rules 2, 4, 6, 8 and the identity-conflict conditions
@@ -167,4 +168,18 @@ export const followingUsername = (
 ): null | undefined => {
   if (before === undefined || before === after || username !== derivedUsername(projectId, before)) return undefined
   return null
+}
+
+/**
+ * The profile a PUT leaves on a person who is someone else's too (a member of another project,
+ * or linked to another app): one user row holds their profile for every project, so an app
+ * scoped elsewhere must not rename them or move their keys for the others. Names the PUT sends
+ * are not applied (the stored ones stay); a changed email or phone is 409 SV006 naming the key,
+ * as a key taken by someone else is.
+ */
+export const sharedProfileAfter = (stored: MemberProfile, requested: MemberProfile): Result.Result<MemberProfile, IdentityConflict> => {
+  const emailOf = (p: MemberProfile) => (p.email === undefined ? undefined : emailLookupKey(p.email))
+  if (emailOf(stored) !== emailOf(requested)) return Result.fail(new IdentityConflict({ conflictKey: "email" }))
+  if (stored.phone !== requested.phone) return Result.fail(new IdentityConflict({ conflictKey: "phone" }))
+  return Result.succeed(stored)
 }

@@ -18,7 +18,7 @@ import {
 } from "./credentials.ts"
 import { deviceCommandsBetween, type MemberAccess, NO_ACCESS } from "./device-access.ts"
 import { MemberOffboarded, SubjectNotAuthorized, SubjectUnresolved } from "./errors.ts"
-import { followingUsername, resolveIdentity } from "./identity.ts"
+import { followingUsername, resolveIdentity, sharedProfileAfter } from "./identity.ts"
 import { memberTransaction } from "./member-transaction.ts"
 import {
   keysOf,
@@ -196,7 +196,9 @@ export class PartnerMembers extends Context.Service<PartnerMembers>()("keyspace/
             yield* members.insertMembership({ projectId, userId: memberId, employeeId: next.employeeId, status: next.status })
           } else {
             const username = followingUsername(current.user.username, projectId, current.membership.employeeId ?? undefined, next.employeeId)
-            yield* members.saveProfile(current.user, next.profile, username)
+            const shared = yield* members.profileShared({ appId, projectId, userId: memberId })
+            const profile = shared ? yield* Effect.fromResult(sharedProfileAfter(current.user.profile, next.profile)) : next.profile
+            yield* members.saveProfile(current.user, profile, username)
             yield* members.saveMembership(current.membership, { status: next.status, employeeId: next.employeeId })
           }
           if (!link) yield* members.insertLink({ appId, externalUserId, userId: memberId, projectId })

@@ -15,9 +15,8 @@ export class Directory extends Context.Service<
     /**
      * Attendees resolved to the project's people (a membership of any status) by id or
      * (case-insensitive) email. An id that names nobody in the project is refused as unknown,
-     * whoever it names elsewhere (another project's people are never disclosed); so is an id
-     * given with an email that is not that person's. An email of nobody in the project stays
-     * unresolved.
+     * whoever it names elsewhere (another project's people are never disclosed). An email of
+     * nobody in the project stays unresolved (core/booking/attendees.ts).
      */
     readonly resolveAttendees: (
       projectId: string,

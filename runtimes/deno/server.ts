@@ -13,7 +13,7 @@ const booted = await startOrExit(env, () => boot(env, { probePort: true }), exit
 globalThis.addEventListener("unhandledrejection", (e) => {
   if (!isConnectionLoss(e.reason)) return
   e.preventDefault()
-  booted.services.logger.log("warn", "database connection lost while opening", { error: String(e.reason) })
+  booted.services.logger.log("warn", "a connection was lost outside any request (a rejection nobody handled)", { error: String(e.reason) })
 })
 const { port, publicUrl, shutdownGraceMs } = booted.services.config
 const app = stoppableFetch(routedByTarget(booted.app.fetch, `localhost:${port}`))

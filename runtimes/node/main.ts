@@ -26,7 +26,7 @@ export const main = async (): Promise<void> => {
   // the process.
   process.on("unhandledRejection", (reason) => {
     if (!isConnectionLoss(reason)) throw reason
-    booted.services.logger.log("warn", "database connection lost while opening", { error: String(reason) })
+    booted.services.logger.log("warn", "a connection was lost outside any request (a rejection nobody handled)", { error: String(reason) })
   })
   const { port, publicUrl, shutdownGraceMs } = booted.services.config
   const server = await startOrExit(

@@ -15,7 +15,20 @@ import { decodeAll, decodeOrFail, readJson } from "../validation.ts"
 const isHead = Schema.is(TokenRequestHead)
 
 /** POST /auth/accessToken: every grant of spec Authentication, one use case per grant. */
-export const authRoutes = ({ run, tokens }: { readonly run: Run<never>; readonly tokens: Tokens["Service"] }) =>
+export const authRoutes = ({
+  run,
+  rotate,
+  tokens,
+}: {
+  /** Checks credentials: a lost connection is 503 SV234 (nothing was spent). */
+  readonly run: Run<never>
+  /**
+   * Rotates a refresh token: a lost connection is 503 SV004, not SV234, since the rotation may
+   * have committed and spent the token (a retry with it may then be 401).
+   */
+  readonly rotate: Run<never>
+  readonly tokens: Tokens["Service"]
+}) =>
   new Hono<AppEnv>().post("/accessToken", async (c) => {
     const body = await readJson(c)
     const { grant_type } = isHead(body)
@@ -31,7 +44,7 @@ export const authRoutes = ({ run, tokens }: { readonly run: Run<never>; readonly
       }
       case "refresh_token": {
         const grant = decodeOrFail(RefreshTokenGrant, body)
-        return run(c, tokens.refresh(grant.refresh_token), (r) => c.json(r, 201))
+        return rotate(c, tokens.refresh(grant.refresh_token), (r) => c.json(r, 201))
       }
       default: {
         const grant = decodeOrFail(ActAsGrant, body)

@@ -13,7 +13,7 @@ import { TEST_DATABASE_URL } from "../../support/databases.ts"
  * number before any SQL, and a value one of them lets through, which the database refuses
  * (SQLSTATE class 22), is still the client's: 400 SV001, logged so the schema gets fixed.
  */
-describe("a value the database refuses is the request's fault (400 SV001), on both engines", () => {
+describe("a value the database refuses is the request's fault (400 SV001): the errors of both drivers", () => {
   const sql = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} })
   const lite = new PGlite()
   afterAll(async () => {
@@ -53,12 +53,14 @@ describe("a value the database refuses is the request's fault (400 SV001), on bo
       const answer = await answerTo(error)
       expect(answer.status).toBe(400)
       expect(answer.body).toMatchObject({ code: "SV001", success: false, message: [REFUSED_VALUE_MESSAGE] })
-      expect(answer.lines).toEqual([{ level: "warn", msg: "the database refused a value of the request" }])
+      expect(answer.lines).toEqual([{ level: "error", msg: "the database refused a value of the request" }])
     })
 
-  it("any other database error stays a 500 (a server fault)", async () => {
-    const error = await refusalOf(() => sql`select * from no_such_table_here`)
-    expect(isRefusedValue(error)).toBe(false)
-    expect((await answerTo(error)).status).toBe(500)
+  it("any other database error stays a 500 (a server fault), a data exception only the server's SQL causes too", async () => {
+    for (const run of [() => sql`select * from no_such_table_here`, () => sql`select 1 / 0`]) {
+      const error = await refusalOf(run)
+      expect(isRefusedValue(error)).toBe(false)
+      expect((await answerTo(error)).status).toBe(500)
+    }
   })
 })

@@ -136,7 +136,7 @@ describe("a request is bounded at decode time, 400 SV001 naming each fault", () 
       })
       expect(res.status).toBe(400)
       expect(res.body).toMatchObject({ code: "SV001", success: false })
-      // One message for the array: its items were never decoded one by one.
+      // One message for the array, not one per bad item.
       expect(res.body.message).toEqual(["attendees: at most 1000 items (400000 sent)"])
     })
 

@@ -158,6 +158,20 @@ describe.each(ENGINES)("partner members on %s", (engine) => {
       expect(m?.status).toBe("active")
       expect((await get("r3-frank")).body.data.status).toBe("active")
     })
+
+    it("the profile of a person who is also another project's member is not this app's to rewrite: names stay, a new email or phone is 409", async () => {
+      // frank (project annex) joined hq through the test above.
+      const renamed = await put("r3-frank", { firstName: "Mallory", lastName: "M" })
+      expect(renamed.status).toBe(200)
+      expect((await get("r3-frank")).body.data.profile).toMatchObject({ firstName: "Frank", lastName: "Annex", email: "frank@annex.example" })
+      const email = await put("r3-frank", { firstName: "Frank", lastName: "Annex", email: "mallory@evil.example" })
+      expect(email.status).toBe(409)
+      expect(email.body).toMatchObject({ code: "SV006", data: { conflictKey: "email" } })
+      const phone = await put("r3-frank", { firstName: "Frank", lastName: "Annex", phone: "+66877777777" })
+      expect(phone.status).toBe(409)
+      expect(phone.body).toMatchObject({ code: "SV006", data: { conflictKey: "phone" } })
+      expect((await get("r3-frank")).body.data.profile).toMatchObject({ email: "frank@annex.example", phone: null })
+    })
   })
 
   describe("PUT member rule 4: unit is a binding, never an identity", () => {
