@@ -1,3 +1,4 @@
+import { PinAttempts } from "./pin-attempts.ts"
 import { Context, Effect, Layer, Metric, Option, Result } from "effect"
 import type { ResolvedMeetingConfig } from "./asset-config.ts"
 import { actingUserId, canSeeProject, type Principal } from "../auth/principal.ts"
@@ -29,7 +30,7 @@ import { PaymentStore } from "../ports/payment-store.ts"
 import { PaymentGateway } from "../ports/payments.ts"
 import { TickStore } from "../ports/tick-store.ts"
 import { UnitOfWork } from "../ports/unit-of-work.ts"
-import { Forbidden, NotFound, StateConflict, ValidationFailed } from "../shared/errors.ts"
+import { Forbidden, NotFound, RateLimited, StateConflict, ValidationFailed } from "../shared/errors.ts"
 import * as Interval from "../shared/interval.ts"
 import { formatLocalDate, localDateOf, startOfLocalDay } from "../shared/local-time.ts"
 import { assetEntity, timingsAsLocked, type Asset, type AssetRef } from "./asset.ts"
@@ -110,12 +111,16 @@ export class Bookings extends Context.Service<
       | SlotTaken
       | TooManyUnpaidHolds
       | StateConflict
+      | RateLimited
     >
     readonly act: (
       actor: Principal | "operator",
       id: string,
       a: MeetingAction,
-    ) => Effect.Effect<MeetingDetails, NotFound | IllegalTransition | Forbidden | ValidationFailed | StateConflict | SlotTaken | BookingRuleViolated>
+    ) => Effect.Effect<
+      MeetingDetails,
+      NotFound | IllegalTransition | Forbidden | ValidationFailed | StateConflict | SlotTaken | BookingRuleViolated | RateLimited
+    >
   }
 >()("keyspace/core/Bookings") {
   static readonly layer = Layer.effect(
@@ -133,6 +138,7 @@ export class Bookings extends Context.Service<
       const clock = yield* Clock
       const ids = yield* Ids
       const settings = yield* BookingSettings
+      const pins = yield* PinAttempts
       const opening = { store: payments, gateway, newId: ids.newId }
 
       const countStatus = (from: string, to: string) => Metric.update(statusChanged(from, to), 1)
@@ -644,7 +650,20 @@ export class Bookings extends Context.Service<
         })
       })
 
-      return Bookings.of({ create, update, act })
+      /** A call presenting a pinCode, throttled per booking: a wrong one (Forbidden) counts (pin-attempts.ts). */
+      const pinGuarded = <A, E extends { readonly _tag: string }>(id: string, pinCode: string | undefined, effect: Effect.Effect<A, E>) =>
+        pinCode === undefined
+          ? effect
+          : pins.check(id).pipe(
+              Effect.andThen(effect),
+              Effect.tapError((e) => (e._tag === "Forbidden" ? pins.miss(id) : Effect.void)),
+            )
+
+      return Bookings.of({
+        create,
+        update: (p, id, c) => pinGuarded(id, c.pinCode, update(p, id, c)),
+        act: (actor, id, a) => pinGuarded(id, a._tag === "Reject" ? undefined : a.pinCode, act(actor, id, a)),
+      })
     }),
   )
 }

@@ -1,3 +1,4 @@
+import { PinAttempts } from "../../../core/booking/pin-attempts.ts"
 import { Effect, Layer } from "effect"
 import { Assets } from "../../../core/booking/assets.ts"
 import { Bookings } from "../../../core/booking/bookings.ts"
@@ -55,5 +56,5 @@ const bookingSettings = Layer.effect(
 export const bookingsUseCases = Layer.mergeAll(
   Assets.layer,
   Meetings.layer,
-  Layer.mergeAll(Bookings.layer, BookingLifecycle.layer).pipe(Layer.provide(bookingSettings)),
+  Layer.mergeAll(Bookings.layer, BookingLifecycle.layer).pipe(Layer.provide(Layer.mergeAll(bookingSettings, PinAttempts.layer))),
 )

@@ -3055,7 +3055,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `SV040`: Too many unpaid bookings held at once (data.limit); pay or cancel one first. */
+            /**
+             * @description `SV040`: Too many unpaid bookings held at once (data.limit); pay or cancel one first.
+             *
+             *     `SV036`: Rate limit exceeded; Retry-After says when to try again.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
@@ -3065,7 +3069,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "SV040";
+                        code?: "SV040" | "SV036";
                     };
                 };
             };
@@ -3202,6 +3206,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV036";
+                    };
+                };
+            };
             /** @description `SV004`: Internal error. Retryable. */
             500: {
                 headers: {
@@ -3335,6 +3353,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV036";
+                    };
+                };
+            };
             /** @description `SV004`: Internal error. Retryable. */
             500: {
                 headers: {
@@ -3465,6 +3497,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "SV001";
+                    };
+                };
+            };
+            /** @description `SV036`: Rate limit exceeded; Retry-After says when to try again. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying: sent with a rate limit (SV036) and a 503, not with SV040 (no wait frees an unpaid hold; pay or cancel one). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SV036";
                     };
                 };
             };

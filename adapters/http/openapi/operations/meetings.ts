@@ -35,7 +35,8 @@ const action = (
     examples: { pin: { summary: "As a pinCode holder", value: { pinCode: "<pinCode>" } } },
   },
   responses: [{ status: 202, description: "The Meeting after the action.", data: Meeting }],
-  errors: ["NotFound", "IllegalTransition", "Forbidden"],
+  // RateLimited: ten wrong pinCodes for the booking within 15 minutes (core/booking/pin-attempts.ts).
+  errors: ["NotFound", "IllegalTransition", "Forbidden", "RateLimited"],
 })
 
 export const meetingsGroup = defineGroup({
@@ -160,6 +161,7 @@ export const meetingsGroup = defineGroup({
         "IllegalTransition",
         "SlotTaken",
         "TooManyUnpaidHolds",
+        "RateLimited",
       ],
     },
     action(
