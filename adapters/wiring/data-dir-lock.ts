@@ -60,16 +60,25 @@ const procStartOf = (pid: number): string | undefined => {
 const HEARTBEAT_MS = 10_000
 const FOREIGN_STALE_MS = 30_000
 
-const isAlive = (holder: LockHolder, path: string): boolean => {
-  if (holder.host !== hostname()) {
-    // Another machine's (or container's) processes cannot be seen: trust the heartbeat.
-    try {
-      return Date.now() - statSync(path).mtimeMs < FOREIGN_STALE_MS
-    } catch {
-      return false
-    }
+/** Whether the lock file was written or beaten within `ms`. */
+const beatWithin = (path: string, ms: number): boolean => {
+  try {
+    return Date.now() - statSync(path).mtimeMs < ms
+  } catch {
+    return false
   }
-  if (holder.pid === process.pid) return false // our own pid, and we do not hold it: a restart reused it
+}
+
+/** How long an empty lock file (its creator between create and write) counts as a starter's. */
+const WRITING_MS = 5_000
+
+const isAlive = (holder: LockHolder, path: string): boolean => {
+  // Another machine's (or container's) processes cannot be seen: trust the heartbeat.
+  if (holder.host !== hostname()) return beatWithin(path, FOREIGN_STALE_MS)
+  // Our own pid, and we do not hold it: a restart reused it, or a server in another pid
+  // namespace with our hostname (containers on the host's network, each pid 1) holds it. Only
+  // the heartbeat tells them apart: a restart waits until the dead holder's beat is 30 s old.
+  if (holder.pid === process.pid) return beatWithin(path, FOREIGN_STALE_MS)
   if (existsSync("/proc/self/stat")) {
     const start = procStartOf(holder.pid)
     if (start === undefined) return false
@@ -160,6 +169,10 @@ export const lockDataDir = (dataDir: string, port?: number): DataDirLock => {
       }
     }
     const holder = readHolder(path)
+    // An empty or half-written file a moment old is another starter between its create and its
+    // write, not a crash's leftover: moving it aside let both start.
+    if (holder === undefined && beatWithin(path, WRITING_MS))
+      throw new StartupError(`KEYSPACE_DATA_DIR ${dataDir}: another server is starting on it (lock file ${path}); try again in a few seconds`)
     if (holder && isAlive(holder, path))
       throw new StartupError(
         `KEYSPACE_DATA_DIR ${dataDir} is in use by another Keyspace server (${describeHolder(holder)}). ` +

@@ -30,12 +30,23 @@ describe("data directory lock", () => {
     expect(existsSync(lockPathOf(data))).toBe(false)
   })
 
-  it("a lock carrying our own pid (a restart that reused it) and an unreadable lock are stale", async () => {
+  it("a lock carrying our own pid is a restart that reused it (stale) once its heartbeat is 30 s old, and until then another pid namespace's server (held)", async () => {
     const { hostname } = await import("node:os")
     const data = join(dir, "own")
     writeFileSync(lockPathOf(data), holder({ pid: process.pid, host: hostname() }))
+    expect(() => lockDataDir(data)).toThrow(StartupError)
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(lockPathOf(data), old, old)
     lockDataDir(data).release()
+  })
+
+  it("an empty or unreadable lock is a starter between its create and its write while a moment old, a crash's leftover after", () => {
+    const data = join(dir, "half")
+    writeFileSync(lockPathOf(data), "")
+    expect(() => lockDataDir(data)).toThrow(/another server is starting on it/)
     writeFileSync(lockPathOf(data), "{half")
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(lockPathOf(data), old, old)
     lockDataDir(data).release()
   })
 
