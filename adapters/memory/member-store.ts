@@ -20,6 +20,10 @@ const activeCardsOf = (rows: MemberRows, projectId: string, userId: string) =>
     .map(({ cardId, uid, label, type, generated }) => ({ cardId, uid, label, type, generated }))
 
 /** Members in memory (one process; the member transaction's locks are the unit of work's). */
+/** Whether another app manages the user (links it under an externalUserId of its own). */
+const linkedByOtherApp = (rows: MemberRows, appId: string, userId: string): boolean =>
+  rows.links.some((l) => l.userId === userId && l.appId !== appId)
+
 export const MemberStoreMemory = Layer.effect(
   MemberStore,
   Effect.gen(function* () {
@@ -45,10 +49,7 @@ export const MemberStoreMemory = Layer.effect(
       profileShared: ({ appId, projectId, userId }) =>
         Effect.sync(() => {
           const rows = members.get()
-          return (
-            rows.links.some((l) => l.userId === userId && l.appId !== appId) ||
-            [...rows.memberships.values()].some((m) => m.userId === userId && m.projectId !== projectId)
-          )
+          return linkedByOtherApp(rows, appId, userId) || [...rows.memberships.values()].some((m) => m.userId === userId && m.projectId !== projectId)
         }),
       lookupIdentity: ({ appId, projectId, keys }) =>
         Effect.sync(() => {
@@ -59,7 +60,7 @@ export const MemberStoreMemory = Layer.effect(
             return {
               memberId: userId,
               ...(link ? { linkedExternalUserId: link.externalUserId } : {}),
-              managedByOtherApp: rows.links.some((l) => l.userId === userId && l.appId !== appId),
+              managedByOtherApp: linkedByOtherApp(rows, appId, userId),
               isProjectMember: membership(projectId, userId) !== undefined,
               isStaff: [...rows.memberships.values()].some((m) => m.userId === userId && m.role === "admin" && m.status === "active"),
             }

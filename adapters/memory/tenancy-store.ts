@@ -279,19 +279,20 @@ export const TokenStoreMemory = Layer.effect(
       revokeDelegated: (projectId, userId, now) =>
         requireTx("TokenStore.revokeDelegated").pipe(
           Effect.andThen(
-            Effect.sync(() =>
+            Effect.sync(() => {
+              const { apps } = tenancy.get()
               tokens.update(
                 (all) =>
                   new Map(
                     [...all].map(([h, t]) => [
                       h,
-                      tenancy.get().apps.get(t.appId)?.projectIds.includes(projectId) === true && t.subjectUserId === userId && t.grant === "act_as" && t.revokedAt === null
+                      apps.get(t.appId)?.projectIds.includes(projectId) === true && t.subjectUserId === userId && t.grant === "act_as" && t.revokedAt === null
                         ? { ...t, revokedAt: now }
                         : t,
                     ]),
                   ),
-              ),
-            ),
+              )
+            }),
           ),
         ),
       setSecretHash: (appId, secretHash, now) =>

@@ -1,11 +1,14 @@
 import { Context, Effect, Layer } from "effect"
+import { admit } from "../auth/rate-limit.ts"
 import { Clock } from "../ports/clock.ts"
+import { recentMap } from "../shared/recent-map.ts"
 import { RateLimited } from "../shared/errors.ts"
 
 /** Wrong pinCodes one booking takes within the window before pin-authorized calls on it wait. */
 export const PIN_MISSES_ALLOWED = 10
 export const PIN_MISS_WINDOW_MS = 15 * 60_000
-/** Bookings whose misses are remembered at once; the oldest is forgotten beyond it. */
+const PIN_MISS_LIMIT = { requests: PIN_MISSES_ALLOWED, windowSeconds: PIN_MISS_WINDOW_MS / 1000 }
+/** Bookings whose misses are remembered at once; the least recently missed is forgotten beyond it. */
 const BOOKINGS_REMEMBERED = 10_000
 
 /**
@@ -29,25 +32,19 @@ export class PinAttempts extends Context.Service<
     PinAttempts,
     Effect.gen(function* () {
       const clock = yield* Clock
-      const misses = new Map<string, number[]>()
-      const recent = (bookingId: string, now: number): number[] =>
-        (misses.get(bookingId) ?? []).filter((t) => t > now - PIN_MISS_WINDOW_MS && t <= now + PIN_MISS_WINDOW_MS)
+      // The partner budget's sliding window (core/auth/rate-limit.ts), over misses, not requests.
+      const misses = recentMap<string, ReadonlyArray<number>>(BOOKINGS_REMEMBERED)
+      const decide = (bookingId: string) => admit(misses.peek(bookingId) ?? [], clock.now(), PIN_MISS_LIMIT)
       return PinAttempts.of({
         check: (bookingId) =>
           Effect.suspend(() => {
-            const now = clock.now()
-            const kept = recent(bookingId, now)
-            if (kept.length < PIN_MISSES_ALLOWED) return Effect.void
-            const frees = kept[kept.length - PIN_MISSES_ALLOWED]! + PIN_MISS_WINDOW_MS
-            return Effect.fail(new RateLimited({ retryAfterSeconds: Math.max(1, Math.ceil((frees - now) / 1000)) }))
+            const d = decide(bookingId)
+            return d.admitted ? Effect.void : Effect.fail(new RateLimited({ retryAfterSeconds: d.retryAfterSeconds }))
           }),
         miss: (bookingId) =>
           Effect.sync(() => {
-            const now = clock.now()
-            const kept = [...recent(bookingId, now), now].slice(-PIN_MISSES_ALLOWED)
-            misses.delete(bookingId)
-            if (misses.size >= BOOKINGS_REMEMBERED) misses.delete(misses.keys().next().value!)
-            misses.set(bookingId, kept)
+            const d = decide(bookingId)
+            if (d.admitted) misses.set(bookingId, d.hits)
           }),
       })
     }),

@@ -25,12 +25,12 @@ export class MemberStore extends Context.Service<
     readonly appProjects: (appId: string) => Effect.Effect<ReadonlyArray<string>>
     /** partnerAccessGroupIds fixed when the app was provisioned, in a stable order. */
     readonly partnerGroups: (appId: string) => Effect.Effect<ReadonlyArray<string>>
-    /** Looks up every identity key present (core/member/identity.ts decides). */
     /**
      * Whether the person is someone else's too: a member of another project, or linked to
      * another app (their profile is then not this app's to rewrite: core/member/identity.ts).
      */
     readonly profileShared: (input: { readonly appId: string; readonly projectId: string; readonly userId: string }) => Effect.Effect<boolean>
+    /** Looks up every identity key present (core/member/identity.ts decides). */
     readonly lookupIdentity: (input: {
       readonly appId: string
       readonly projectId: string

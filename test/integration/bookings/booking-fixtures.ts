@@ -1,5 +1,7 @@
 import type { Manifest } from "../../../core/tenancy/manifest.ts"
-import type { Harness } from "../../support/harness.ts"
+import { afterAll, beforeAll } from "vitest"
+import type { Engine } from "../../support/databases.ts"
+import { startHarness, type Harness } from "../../support/harness.ts"
 
 /**
  * A project for the booking suites. The harness clock starts Monday 2030-01-07 09:00 in
@@ -148,6 +150,27 @@ export const setUpWorld = async (h: Harness, manifest: Manifest = bookingManifes
     alice: await actAsToken(h, "ext-alice"),
     bob: await actAsToken(h, "ext-bob"),
     carol: await actAsToken(h, "ext-carol"),
+  }
+}
+
+/**
+ * A harness on `engine` with the booking world, booted before the enclosing tests and closed
+ * after them: read `.h` and `.w` inside the tests.
+ */
+export const bookingWorldOn = (engine: Engine): { readonly h: Harness; readonly w: BookingWorld } => {
+  const held: { h?: Harness; w?: BookingWorld } = {}
+  beforeAll(async () => {
+    held.h = await startHarness(engine)
+    held.w = await setUpWorld(held.h)
+  })
+  afterAll(async () => held.h?.close())
+  return {
+    get h() {
+      return held.h!
+    },
+    get w() {
+      return held.w!
+    },
   }
 }
 

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startHarness, type Harness } from "../../support/harness.ts"
-import { at, qs, setUpWorld, type BookingWorld } from "../bookings/booking-fixtures.ts"
+import { describe, expect, it } from "vitest"
+import { at, qs, bookingWorldOn } from "../bookings/booking-fixtures.ts"
 
 // The harness clock is Monday 2030-01-07 09:00 +07:00; at(day, "HH:mm") is local to that week.
 const WINDOWS: Array<[string, string, string]> = [
@@ -15,22 +14,16 @@ const WINDOWS: Array<[string, string, string]> = [
 ]
 
 describe("availability search offers only what can be booked", () => {
-  let h: Harness
-  let w: BookingWorld
-  beforeAll(async () => {
-    h = await startHarness("pglite")
-    w = await setUpWorld(h)
-  })
-  afterAll(async () => h?.close())
+  const world = bookingWorldOn("pglite")
 
   const draft = (body: Record<string, unknown>) =>
-    h.request("POST", "/meetings", { token: w.alice, body: { title: "probe", draft: true, ...body } })
+    world.h.request("POST", "/meetings", { token: world.w.alice, body: { title: "probe", draft: true, ...body } })
 
   it("a room offered without unavailableReason can be booked for the window; every room left out cannot", async () => {
-    const all = (await h.request("GET", `/meeting-rooms?${qs({ projectId: w.hq.id })}`, { token: w.app })).body.data
+    const all = (await world.h.request("GET", `/meeting-rooms?${qs({ projectId: world.w.hq.id })}`, { token: world.w.app })).body.data
     expect(all.map((r: any) => r.name)).toContain("Closed Room")
     for (const [label, startDateTime, endDateTime] of WINDOWS) {
-      const res = await h.request("GET", `/meeting-rooms?${qs({ projectId: w.hq.id, startDateTime, endDateTime })}`, { token: w.app })
+      const res = await world.h.request("GET", `/meeting-rooms?${qs({ projectId: world.w.hq.id, startDateTime, endDateTime })}`, { token: world.w.app })
       expect(res.status, label).toBe(200)
       const offered = new Map<string, any>(res.body.data.map((r: any) => [r._id, r]))
       for (const room of all) {
@@ -48,24 +41,24 @@ describe("availability search offers only what can be booked", () => {
 
   it("inactive rooms, windows in the past and windows across days are left out entirely", async () => {
     const names = async (startDateTime: string, endDateTime: string) =>
-      (await h.request("GET", `/meeting-rooms?${qs({ projectId: w.hq.id, startDateTime, endDateTime })}`, { token: w.app })).body.data.map((r: any) => r.name)
+      (await world.h.request("GET", `/meeting-rooms?${qs({ projectId: world.w.hq.id, startDateTime, endDateTime })}`, { token: world.w.app })).body.data.map((r: any) => r.name)
     expect(await names(at(1, "09:00"), at(1, "10:00"))).not.toContain("Closed Room")
     expect(await names(at(0, "07:00"), at(0, "08:00"))).toEqual([])
     expect(await names(at(1, "10:00"), at(2, "10:00"))).toEqual([])
     expect(await names(at(0, "10:00"), at(0, "10:30"))).not.toContain("Rules Room")
     // Hours and breaks keep the spec's reason: still listed, marked not bookable.
-    const evening = await h.request("GET", `/meeting-rooms?${qs({ projectId: w.hq.id, startDateTime: at(1, "19:00"), endDateTime: at(1, "20:00") })}`, { token: w.app })
+    const evening = await world.h.request("GET", `/meeting-rooms?${qs({ projectId: world.w.hq.id, startDateTime: at(1, "19:00"), endDateTime: at(1, "20:00") })}`, { token: world.w.app })
     expect(evening.body.data.find((r: any) => r.name === "Lotus").unavailableReason).toBe("OPERATING_HOURS")
   })
 
   it("a desk offered can be booked for the window; suspended desks and broken windows are left out, meta.total agrees", async () => {
-    const all = (await h.request("GET", `/desks?${qs({ projectId: w.hq.id })}`, { token: w.app })).body.data
+    const all = (await world.h.request("GET", `/desks?${qs({ projectId: world.w.hq.id })}`, { token: world.w.app })).body.data
     expect(all.map((d: any) => d.name)).toContain("Desk 4")
     const windows = [...WINDOWS, ["before the desks open", at(1, "07:00"), at(1, "08:00")] as [string, string, string]]
     for (const [label, startDateTime, endDateTime] of windows) {
-      const res = await h.request("GET", `/desks?${qs({ projectId: w.hq.id, startDateTime, endDateTime, limit: 1 })}`, { token: w.app })
+      const res = await world.h.request("GET", `/desks?${qs({ projectId: world.w.hq.id, startDateTime, endDateTime, limit: 1 })}`, { token: world.w.app })
       expect(res.status, label).toBe(200)
-      const full = await h.request("GET", `/desks?${qs({ projectId: w.hq.id, startDateTime, endDateTime })}`, { token: w.app })
+      const full = await world.h.request("GET", `/desks?${qs({ projectId: world.w.hq.id, startDateTime, endDateTime })}`, { token: world.w.app })
       expect(res.body.meta.total, label).toBe(full.body.data.length)
       const offered = new Set(full.body.data.map((d: any) => d._id))
       for (const desk of all) {
@@ -74,9 +67,9 @@ describe("availability search offers only what can be booked", () => {
       }
     }
     // The timePeriod form too: a period already over today is left out, tomorrow's is offered.
-    const morningToday = await h.request("GET", `/desks?${qs({ projectId: w.hq.id, startDateTime: at(0, "13:00"), timePeriod: "morning" })}`, { token: w.app })
+    const morningToday = await world.h.request("GET", `/desks?${qs({ projectId: world.w.hq.id, startDateTime: at(0, "13:00"), timePeriod: "morning" })}`, { token: world.w.app })
     expect(morningToday.body).toMatchObject({ data: [], meta: { total: 0 } })
-    const tomorrow = await h.request("GET", `/desks?${qs({ projectId: w.hq.id, startDateTime: at(1, "00:00"), timePeriod: "allDay" })}`, { token: w.app })
+    const tomorrow = await world.h.request("GET", `/desks?${qs({ projectId: world.w.hq.id, startDateTime: at(1, "00:00"), timePeriod: "allDay" })}`, { token: world.w.app })
     expect(tomorrow.body.data.map((d: any) => d.name)).toEqual(["Desk 1", "Desk 2", "Desk 3"])
   })
 })
